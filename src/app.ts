@@ -1,0 +1,119 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { AppError } from "./errors.ts";
+import type { AppDeps } from "./deps.ts";
+import { requireBearer } from "./http/auth.ts";
+import { docsRoutes } from "./http/docs.ts";
+import type { AppEnv } from "./http/env.ts";
+import { errorResponse, onError } from "./http/errors.ts";
+import { requestId } from "./http/request_id.ts";
+import { createRouter } from "./http/router.ts";
+import { keys } from "./kv/keys.ts";
+import { coreRoutes } from "./core_routes.ts";
+
+/** A feature: a factory of a router mounted at "/". */
+export type Feature = (deps: AppDeps) => OpenAPIHono<AppEnv>;
+
+/** Paths that need no token. Everything else authenticates in its own router. */
+const BODY_LIMIT = 1024 * 1024;
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
+
+/** Builds the Hono app from its dependencies and the feature routers. */
+export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  app.use("*", requestId());
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: BODY_LIMIT,
+      onError: () => {
+        throw new AppError(
+          "payload_too_large",
+          413,
+          "The request body is larger than the limit of 1 MiB.",
+        );
+      },
+    }),
+  );
+  app.use("*", async (c, next) => {
+    // JSON APIs take JSON; DIDComm checks its own content types.
+    const m = c.req.method;
+    if ((m === "POST" || m === "PUT" || m === "PATCH") && !c.req.path.startsWith("/didcomm")) {
+      const ct = c.req.header("content-type");
+      const hasBody =
+        c.req.header("content-length") !== undefined && c.req.header("content-length") !== "0" ||
+        c.req.header("transfer-encoding") !== undefined;
+      if (hasBody && (!ct || !JSON_TYPE.test(ct))) {
+        throw new AppError(
+          "unsupported_media_type",
+          415,
+          `Send the request body as application/json${ct ? `, not "${ct.split(";")[0]}"` : ""}.`,
+        );
+      }
+    }
+    await next();
+  });
+
+  app.route("/", coreRoutes(deps));
+  for (const f of features) app.route("/", f(deps));
+  app.route("/", docsRoutes());
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "SSI edge service",
+      version: "1.0.0",
+      description:
+        "DID resolution, holder DIDComm agent, org agent configuration and signed webhooks.",
+    },
+    security: [{ bearer: [] }],
+  });
+
+  app.notFound((c) => notFoundOr405(app, c));
+  app.onError(onError);
+  return app;
+}
+
+function notFoundOr405(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Response {
+  const path = c.req.path;
+  const allowed = new Set<string>();
+  for (const r of app.routes) {
+    if (r.method === "ALL" || r.path === "*" || r.path === "/*") continue;
+    const re = new RegExp(
+      "^" +
+        r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(
+          /\*/g,
+          ".*",
+        ) + "/?$",
+    );
+    if (re.test(path)) allowed.add(r.method);
+  }
+  if (allowed.size > 0 && !allowed.has(c.req.method)) {
+    return errorResponse(
+      c,
+      405,
+      `${c.req.method} is not allowed on ${path}; use ${[...allowed].join(", ")}.`,
+      {
+        headers: { allow: [...allowed].join(", ") },
+      },
+    );
+  }
+  return errorResponse(c, 404, `No route for ${c.req.method} ${path}.`);
+}
+
+/** Authenticates with the bearer token and stores the principal in c.var. */
+export function authMiddleware(deps: AppDeps) {
+  return async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    const token = requireBearer(c.req.header("authorization"));
+    c.set("principal", await deps.verifier.verify(token));
+    await next();
+  };
+}
+
+export { createRouter, keys };

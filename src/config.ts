@@ -1,0 +1,220 @@
+import { z } from "zod";
+
+/** The service's configuration, read from the environment by `parseConfig` only. */
+export interface Config {
+  port: number;
+  /** KV path, ":memory:", or undefined for the platform database (Deno Deploy). */
+  kvPath: string | undefined;
+  publicUrl: string;
+  devMode: boolean;
+  auth: {
+    jwksUrl?: string;
+    publicKey?: string;
+    /** Required `iss`; in dev mode the dev issuer. */
+    issuer: string;
+    audience: string[];
+    algorithms: string[];
+  };
+  /** 32 bytes; undefined only in dev mode before the dev bootstrap fills it in. */
+  secretsKey: Uint8Array | undefined;
+  outbound: { allowPrivate: boolean; requireHttps: boolean };
+  didCacheTtlSeconds: number;
+  didResolutionPublic: boolean;
+  universalResolverUrl: string | undefined;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+/** Thrown when the environment is not usable; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Issuer and audience of dev-mode tokens. */
+export const DEV_ISSUER = "urn:ssi-edge:dev";
+export const DEV_AUDIENCE = "ssi-edge";
+
+const bool = (name: string) =>
+  z.string().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    const s = v.trim().toLowerCase();
+    if (["true", "1", "yes"].includes(s)) return true;
+    if (["false", "0", "no"].includes(s)) return false;
+    ctx.addIssue({ code: "custom", message: `${name} must be "true" or "false", got "${v}"` });
+    return z.NEVER;
+  });
+
+const url = (name: string) =>
+  z.string().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    try {
+      const u = new URL(v);
+      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+      return v.replace(/\/+$/, "");
+    } catch {
+      ctx.addIssue({
+        code: "custom",
+        message: `${name} must be an absolute http(s) URL, got "${v}"`,
+      });
+      return z.NEVER;
+    }
+  });
+
+const int = (name: string, min: number, max: number) =>
+  z.string().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${name} must be an integer from ${min} to ${max}, got "${v}"`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const ALGS = new Set([
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+]);
+
+const schema = z.object({
+  PORT: int("PORT", 0, 65535),
+  KV_PATH: z.string().optional(),
+  PUBLIC_URL: url("PUBLIC_URL"),
+  AUTH_JWKS_URL: url("AUTH_JWKS_URL"),
+  AUTH_PUBLIC_KEY: z.string().optional(),
+  AUTH_ISSUER: z.string().optional(),
+  AUTH_AUDIENCE: z.string().optional(),
+  AUTH_ALGORITHMS: z.string().optional(),
+  DEV_MODE: bool("DEV_MODE"),
+  SECRETS_KEY: z.string().optional(),
+  OUTBOUND_ALLOW_PRIVATE: bool("OUTBOUND_ALLOW_PRIVATE"),
+  OUTBOUND_REQUIRE_HTTPS: bool("OUTBOUND_REQUIRE_HTTPS"),
+  DID_CACHE_TTL_SECONDS: int("DID_CACHE_TTL_SECONDS", 0, 86400 * 30),
+  DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
+  UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
+});
+
+/** Decodes SECRETS_KEY (base64 of exactly 32 bytes). */
+export function decodeSecretsKey(value: string): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    bytes = Uint8Array.from(atob(value.trim()), (c) => c.charCodeAt(0));
+  } catch {
+    throw new ConfigError("SECRETS_KEY must be base64 of 32 random bytes; it is not valid base64.");
+  }
+  if (bytes.length !== 32) {
+    throw new ConfigError(
+      `SECRETS_KEY must be base64 of 32 random bytes; it decodes to ${bytes.length} bytes.`,
+    );
+  }
+  return bytes;
+}
+
+/** Reads and checks every variable; throws ConfigError naming the first unusable one. Pure. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? "");
+    throw new ConfigError(
+      issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`,
+    );
+  }
+  const e = parsed.data;
+  const devMode = e.DEV_MODE ?? false;
+  const port = e.PORT ?? 8000;
+
+  const algorithms = (e.AUTH_ALGORITHMS ?? "RS256,ES256,EdDSA").split(",").map((s) => s.trim())
+    .filter(Boolean);
+  for (const a of algorithms) {
+    if (!ALGS.has(a)) {
+      throw new ConfigError(
+        `AUTH_ALGORITHMS lists "${a}", which is not an allowed asymmetric JWS algorithm (${
+          [...ALGS].join(", ")
+        }).`,
+      );
+    }
+  }
+  if (algorithms.length === 0) {
+    throw new ConfigError("AUTH_ALGORITHMS must name at least one algorithm.");
+  }
+
+  if (e.AUTH_PUBLIC_KEY !== undefined && e.AUTH_PUBLIC_KEY.trim() !== "") {
+    const k = e.AUTH_PUBLIC_KEY.trim();
+    if (!k.startsWith("-----BEGIN PUBLIC KEY-----") && !k.startsWith("{")) {
+      throw new ConfigError(
+        "AUTH_PUBLIC_KEY must be a PEM (SPKI, -----BEGIN PUBLIC KEY-----) or a JWK JSON object.",
+      );
+    }
+    if (k.startsWith("{")) {
+      try {
+        const j = JSON.parse(k);
+        if (typeof j !== "object" || j === null || typeof j.kty !== "string") throw new Error();
+        if ("d" in j) {
+          throw new ConfigError("AUTH_PUBLIC_KEY is a private JWK; give only the public key.");
+        }
+      } catch (err) {
+        if (err instanceof ConfigError) throw err;
+        throw new ConfigError(
+          'AUTH_PUBLIC_KEY looks like JSON but is not a JWK object with "kty".',
+        );
+      }
+    }
+  }
+  const hasKey = Boolean(e.AUTH_JWKS_URL) || Boolean(e.AUTH_PUBLIC_KEY?.trim());
+  if (!devMode) {
+    if (!hasKey) {
+      throw new ConfigError(
+        "AUTH_JWKS_URL or AUTH_PUBLIC_KEY is required (set DEV_MODE=true for local development).",
+      );
+    }
+    if (!e.AUTH_ISSUER) throw new ConfigError("AUTH_ISSUER is required outside DEV_MODE.");
+    if (!e.AUTH_AUDIENCE) throw new ConfigError("AUTH_AUDIENCE is required outside DEV_MODE.");
+    if (!e.SECRETS_KEY) {
+      throw new ConfigError(
+        "SECRETS_KEY is required outside DEV_MODE (base64 of 32 random bytes).",
+      );
+    }
+  }
+  const secretsKey = e.SECRETS_KEY ? decodeSecretsKey(e.SECRETS_KEY) : undefined;
+  const audience = (e.AUTH_AUDIENCE ?? DEV_AUDIENCE).split(",").map((s) => s.trim()).filter(
+    Boolean,
+  );
+
+  return {
+    port,
+    kvPath: e.KV_PATH || (devMode ? ".data/kv.sqlite3" : undefined),
+    publicUrl: e.PUBLIC_URL ?? `http://localhost:${port}`,
+    devMode,
+    auth: {
+      jwksUrl: e.AUTH_JWKS_URL,
+      publicKey: e.AUTH_PUBLIC_KEY?.trim() || undefined,
+      issuer: e.AUTH_ISSUER ?? DEV_ISSUER,
+      audience,
+      algorithms,
+    },
+    secretsKey,
+    outbound: {
+      allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? false,
+      requireHttps: e.OUTBOUND_REQUIRE_HTTPS ?? !devMode,
+    },
+    didCacheTtlSeconds: e.DID_CACHE_TTL_SECONDS ?? 300,
+    didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
+    universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
+    logLevel: e.LOG_LEVEL ?? "info",
+  };
+}

@@ -1,0 +1,101 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { AppError } from "./errors.ts";
+import type { AppDeps } from "./deps.ts";
+import { createRouter } from "./http/router.ts";
+import { keys } from "./kv/keys.ts";
+import { requireBearer } from "./http/auth.ts";
+
+const ErrorSchema = z.object({
+  statusCode: z.number(),
+  error: z.string(),
+  message: z.string().optional(),
+}).openapi("Error");
+
+/** Error envelope responses for OpenAPI route definitions. */
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((code) => [code, {
+      description: String(code),
+      content: { "application/json": { schema: ErrorSchema } },
+    }]),
+  );
+
+/** `/health`, `/health/ready` and `/me`. */
+export function coreRoutes(deps: AppDeps) {
+  const app = createRouter();
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/health",
+      summary: "Liveness",
+      security: [],
+      responses: {
+        200: {
+          description: "The process is up.",
+          content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } },
+        },
+      },
+    }),
+    (c) => c.json({ status: "ok" as const }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/health/ready",
+      summary: "Readiness: a KV write and read round trip",
+      security: [],
+      responses: {
+        200: {
+          description: "Ready",
+          content: {
+            "application/json": {
+              schema: z.object({ status: z.literal("ready"), kvMs: z.number() }),
+            },
+          },
+        },
+        ...errorResponses(503),
+      },
+    }),
+    async (c) => {
+      const t0 = performance.now();
+      try {
+        const marker = crypto.randomUUID();
+        await deps.kv.set(keys.healthProbe(), marker);
+        const back = await deps.kv.get<string>(keys.healthProbe());
+        if (back.value === null) throw new Error("KV read returned nothing");
+      } catch (err) {
+        throw new AppError("not_ready", 503, "The database is not reachable.", { cause: err });
+      }
+      return c.json({
+        status: "ready" as const,
+        kvMs: Math.round((performance.now() - t0) * 100) / 100,
+      }, 200);
+    },
+  );
+
+  const Me = z.object({
+    sub: z.string(),
+    kind: z.enum(["user", "agent"]),
+    orgs: z.record(z.string(), z.array(z.string())),
+  }).openapi("Principal");
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/me",
+      summary: "The verified principal: subject, orgs and roles",
+      responses: {
+        200: { description: "Principal", content: { "application/json": { schema: Me } } },
+        ...errorResponses(401, 503),
+      },
+    }),
+    async (c) => {
+      const p = await deps.verifier.verify(requireBearer(c.req.header("authorization")));
+      return c.json({ sub: p.sub, kind: p.kind, orgs: p.orgs }, 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,17 @@
+import type { Config } from "./config.ts";
+import type { SecretBox } from "./crypto/secret_box.ts";
+import type { TokenVerifier } from "./http/auth.ts";
+import type { Dispatcher } from "./outbox/dispatcher.ts";
+import type { SafeFetch } from "./outbox/safe_fetch.ts";
+
+/** Long-lived dependencies, built once in main.ts (or a test) and passed to every feature by closure. */
+export interface AppDeps {
+  config: Config;
+  kv: Deno.Kv;
+  verifier: TokenVerifier;
+  dispatcher: Dispatcher;
+  safeFetch: SafeFetch;
+  secrets: SecretBox;
+  /** Clock in ms since epoch; injectable. */
+  now: () => number;
+}

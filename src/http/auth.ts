@@ -1,0 +1,210 @@
+import * as jose from "jose";
+import { createPublicKey } from "node:crypto";
+import { AppError, forbidden, unauthorized } from "../errors.ts";
+
+/** The verified caller: subject, org roles (Keycloak `resource_access`), and where the token came from. */
+export interface Principal {
+  sub: string;
+  /** orgId → roles. */
+  orgs: Record<string, string[]>;
+  /** `user`: identity provider token; `agent`: an org agent token minted by this service. */
+  kind: "user" | "agent";
+  /** Token expiry (seconds since epoch). */
+  exp: number;
+}
+
+/** Roles that administer an org. */
+export const ADMIN_ROLES = ["owner", "admin"] as const;
+/** Roles that make a caller a member of an org. */
+export const MEMBER_ROLES = ["owner", "admin", "issuer", "verifier", "holder", "member"] as const;
+
+/** A key source for one issuer. */
+export interface TrustedIssuer {
+  issuer: string;
+  audience: string[];
+  algorithms: string[];
+  key: jose.JWTVerifyGetKey | jose.CryptoKey | jose.KeyObject | jose.JWK | Uint8Array;
+  kind: Principal["kind"];
+}
+
+/** Verifies bearer tokens. */
+export interface TokenVerifier {
+  /** Returns the principal or throws AppError 401 (bad token) / 503 (keys unreachable). */
+  verify(token: string): Promise<Principal>;
+  /** Adds another trusted issuer (the service's own agent tokens). */
+  trust(issuer: TrustedIssuer): void;
+}
+
+/** Builds a key getter from AUTH_PUBLIC_KEY (PEM SPKI or JWK JSON), for whatever allowed alg the header names. */
+export function staticKeyGetter(publicKey: string): jose.JWTVerifyGetKey {
+  const jwk: jose.JWK = publicKey.startsWith("{")
+    ? JSON.parse(publicKey)
+    : (createPublicKey(publicKey).export({ format: "jwk" }) as jose.JWK);
+  const byAlg = new Map<string, Promise<jose.CryptoKey | Uint8Array>>();
+  return (header) => {
+    const alg = header.alg;
+    let k = byAlg.get(alg);
+    if (!k) {
+      k = jose.importJWK(jwk, alg) as Promise<jose.CryptoKey | Uint8Array>;
+      k.catch(() => byAlg.delete(alg));
+      byAlg.set(alg, k);
+    }
+    return k;
+  };
+}
+
+/** Reads org roles from `resource_access` (Keycloak style: `{"<orgId>": {"roles": [...]}}`). */
+export function rolesFromClaims(payload: jose.JWTPayload): Record<string, string[]> {
+  const ra = payload.resource_access;
+  const orgs: Record<string, string[]> = {};
+  if (ra && typeof ra === "object" && !Array.isArray(ra)) {
+    for (const [org, v] of Object.entries(ra as Record<string, unknown>)) {
+      const roles = (v as { roles?: unknown })?.roles;
+      if (Array.isArray(roles)) orgs[org] = roles.filter((r): r is string => typeof r === "string");
+    }
+  }
+  return orgs;
+}
+
+const CACHE_MAX = 10_000;
+const CACHE_MS = 60_000;
+
+/**
+ * Creates the verifier: pinned algorithms, issuer and audience; `exp` and `sub` required; 30 s
+ * clock tolerance. Verified tokens are remembered (bounded, keyed by the whole token, never past
+ * `exp`) so hot endpoints skip the signature check.
+ */
+export function createTokenVerifier(
+  primary: TrustedIssuer,
+  opts: { now?: () => number } = {},
+): TokenVerifier {
+  const issuers = new Map<string, TrustedIssuer>([[primary.issuer, primary]]);
+  const cache = new Map<string, { p: Principal; until: number }>();
+  const now = opts.now ?? Date.now;
+
+  async function verifyUncached(token: string): Promise<Principal> {
+    let iss: string | undefined;
+    try {
+      iss = jose.decodeJwt(token).iss;
+    } catch {
+      throw unauthorized("The bearer token is not a well-formed JWT.", true);
+    }
+    const trusted = (iss && issuers.get(iss)) || primary;
+    let payload: jose.JWTPayload;
+    try {
+      const res = await jose.jwtVerify(token, trusted.key as jose.JWTVerifyGetKey, {
+        algorithms: trusted.algorithms,
+        issuer: trusted.issuer,
+        audience: trusted.audience,
+        requiredClaims: ["exp", "sub"],
+        clockTolerance: 30,
+        currentDate: new Date(now()),
+      });
+      payload = res.payload;
+    } catch (err) {
+      throw mapJoseError(err);
+    }
+    return {
+      sub: payload.sub!,
+      orgs: rolesFromClaims(payload),
+      kind: trusted.kind,
+      exp: payload.exp!,
+    };
+  }
+
+  return {
+    trust(issuer) {
+      issuers.set(issuer.issuer, issuer);
+    },
+    async verify(token) {
+      const t = now();
+      const hit = cache.get(token);
+      if (hit) {
+        if (hit.until > t) return hit.p;
+        cache.delete(token);
+      }
+      const p = await verifyUncached(token);
+      const until = Math.min(t + CACHE_MS, (p.exp + 30) * 1000);
+      if (until > t) {
+        if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+        cache.set(token, { p, until });
+      }
+      return p;
+    },
+  };
+}
+
+function mapJoseError(err: unknown): AppError {
+  if (err instanceof jose.errors.JWTExpired) {
+    return unauthorized("The bearer token has expired.", true);
+  }
+  if (err instanceof jose.errors.JWTClaimValidationFailed) {
+    return unauthorized(`The bearer token's "${err.claim}" claim is not accepted.`, true);
+  }
+  if (err instanceof jose.errors.JOSEAlgNotAllowed) {
+    return unauthorized("The bearer token is signed with an algorithm that is not allowed.", true);
+  }
+  if (err instanceof jose.errors.JWKSTimeout || err instanceof jose.errors.JWKSInvalid) {
+    return new AppError(
+      "auth_unavailable",
+      503,
+      "The identity provider's keys could not be fetched; try again shortly.",
+      { cause: err },
+    );
+  }
+  if (err instanceof jose.errors.JOSEError) {
+    return unauthorized("The bearer token is not valid.", true);
+  }
+  // Anything else comes from fetching the JWKS (connection refused, DNS, …).
+  return new AppError(
+    "auth_unavailable",
+    503,
+    "The identity provider's keys could not be fetched; try again shortly.",
+    { cause: err },
+  );
+}
+
+/** Pulls the bearer token out of an Authorization header; undefined when there is none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer[ ]+([^ ]+)\s*$/i.exec(header);
+  return m?.[1];
+}
+
+/** Throws 401 when the header carries no bearer token. */
+export function requireBearer(header: string | undefined): string {
+  const t = bearerToken(header);
+  if (!t) {
+    if (header && /^Bearer\b/i.test(header)) {
+      throw unauthorized("The bearer token is empty or malformed.", true);
+    }
+    throw unauthorized("A bearer token is required (Authorization: Bearer <token>).", false);
+  }
+  return t;
+}
+
+/** True when `p` has one of `roles` in `orgId`. */
+export function hasOrgRole(p: Principal, orgId: string, roles: readonly string[]): boolean {
+  const mine = Object.hasOwn(p.orgs, orgId) ? p.orgs[orgId]! : [];
+  return mine.some((r) => roles.includes(r));
+}
+
+/** 403 unless the caller administers `orgId` with an identity provider token (agent tokens never administer). */
+export function requireOrgAdmin(p: Principal, orgId: string): void {
+  if (p.kind === "agent") {
+    throw forbidden(`Agent tokens cannot administer organization "${orgId}".`);
+  }
+  if (!hasOrgRole(p, orgId, ADMIN_ROLES)) {
+    throw forbidden(`You need the owner or admin role in organization "${orgId}".`);
+  }
+}
+
+/** True when the caller is a member of `orgId` (any org role, or that org's agent token). */
+export function isOrgMember(p: Principal, orgId: string): boolean {
+  return hasOrgRole(p, orgId, MEMBER_ROLES);
+}
+
+/** 403 unless the caller is a member of `orgId`. */
+export function requireOrgMember(p: Principal, orgId: string): void {
+  if (!isOrgMember(p, orgId)) throw forbidden(`You are not a member of organization "${orgId}".`);
+}

@@ -1,0 +1,72 @@
+/**
+ * The whole Deno KV keyspace of the service, one builder per key.
+ *
+ * Rules: keys are tuples; the org id is the SECOND element of every org-owned key, so
+ * `kv.list({ prefix: [collection, orgId] })` is the tenancy boundary. Secondary indexes hold
+ * pointers (ids) and are written in the same atomic operation as the record they point to.
+ * Time lives in values (`cachedAt`, `expiresAt`, `nextAttemptAt`); `expireIn` is only garbage
+ * collection.
+ *
+ * | key | value |
+ * | --- | --- |
+ * | `["health", "probe"]` | readiness round-trip marker |
+ * | `["service", "signing_key"]` | the service's own JWT signing key (sealed JWK) |
+ * | `["outbox", id]` | `OutboxMessage`: kind, payload, status, attempts, lease |
+ * | `["outbox_due", atMs, id]` | pointer: message `id` is due (or its lease ends) at `atMs` |
+ * | `["outbox_attempt", id, n]` | `OutboxAttempt` n of message `id` |
+ * | `["outbox_by_org", orgId, kind, id]` | pointer for per-org listing (delivery log) |
+ * | `["agent", orgId]` | the org's `AgentRecord` (API key only as a salted hash) |
+ * | `["agent_key", orgId, keyId]` | an org wallet key: private key sealed with SECRETS_KEY |
+ * | `["agent_by_verkey", verkey]` | pointer `{orgId, keyId}` from a base58 Ed25519 verkey |
+ * | `["agent_auth_fail", orgId]` | failed `POST /agent/token` counter window |
+ * | `["webhook", orgId]` | the org's `WebhookEndpoint` (secrets sealed) |
+ * | `["did_cache", did]` | cached network resolution: result, `cachedAt`, `expiresAt` |
+ * | `["did_peer_long", shortDid]` | long form of a did:peer:4 seen before |
+ * | `["connection", orgId, id]` | DIDComm connection record |
+ * | `["connection_by_thread", orgId, threadId]` | pointer to a connection id |
+ * | `["connection_by_key", orgId, verkey]` | pointer: our key used for a connection → id |
+ * | `["didcomm_seen", orgId, messageId]` | inbound message `@id` already processed |
+ * | `["credential", orgId, id]` | credential exchange record |
+ * | `["credential_by_id", id]` | pointer `orgId` of an exchange record |
+ * | `["credential_by_thread", orgId, threadId]` | pointer to an exchange record id |
+ * | `["w3c_credential", orgId, id]` | a stored W3C verifiable credential |
+ */
+export const keys = {
+  healthProbe: () => ["health", "probe"] as const,
+  serviceSigningKey: () => ["service", "signing_key"] as const,
+
+  outboxMessage: (id: string) => ["outbox", id] as const,
+  outboxDue: (atMs: number, id: string) => ["outbox_due", atMs, id] as const,
+  outboxDuePrefix: () => ["outbox_due"] as const,
+  outboxAttempt: (id: string, n: number) => ["outbox_attempt", id, n] as const,
+  outboxAttemptPrefix: (id: string) => ["outbox_attempt", id] as const,
+  outboxByOrg: (orgId: string, kind: string, id: string) =>
+    ["outbox_by_org", orgId, kind, id] as const,
+  outboxByOrgPrefix: (orgId: string, kind: string) => ["outbox_by_org", orgId, kind] as const,
+
+  agent: (orgId: string) => ["agent", orgId] as const,
+  agentKey: (orgId: string, keyId: string) => ["agent_key", orgId, keyId] as const,
+  agentKeyPrefix: (orgId: string) => ["agent_key", orgId] as const,
+  agentByVerkey: (verkey: string) => ["agent_by_verkey", verkey] as const,
+  agentAuthFailures: (orgId: string) => ["agent_auth_fail", orgId] as const,
+
+  webhook: (orgId: string) => ["webhook", orgId] as const,
+
+  didCache: (did: string) => ["did_cache", did] as const,
+  peerLongForm: (shortDid: string) => ["did_peer_long", shortDid] as const,
+
+  connection: (orgId: string, id: string) => ["connection", orgId, id] as const,
+  connectionPrefix: (orgId: string) => ["connection", orgId] as const,
+  connectionByThread: (orgId: string, threadId: string) =>
+    ["connection_by_thread", orgId, threadId] as const,
+  connectionByKey: (orgId: string, verkey: string) => ["connection_by_key", orgId, verkey] as const,
+  didcommSeen: (orgId: string, messageId: string) => ["didcomm_seen", orgId, messageId] as const,
+
+  credential: (orgId: string, id: string) => ["credential", orgId, id] as const,
+  credentialPrefix: (orgId: string) => ["credential", orgId] as const,
+  credentialById: (id: string) => ["credential_by_id", id] as const,
+  credentialByThread: (orgId: string, threadId: string) =>
+    ["credential_by_thread", orgId, threadId] as const,
+  w3cCredential: (orgId: string, id: string) => ["w3c_credential", orgId, id] as const,
+  w3cCredentialPrefix: (orgId: string) => ["w3c_credential", orgId] as const,
+};

@@ -1,0 +1,297 @@
+import { keys } from "../kv/keys.ts";
+import { log } from "../log.ts";
+import type { OutboxAttempt, OutboxMessage } from "./outbox.ts";
+
+/** Result of one attempt. `final: true` dead-letters at once (e.g. 410 Gone). */
+export type HandlerResult =
+  | { ok: true; status?: number }
+  | { ok: false; error: string; status?: number; retryAfterMs?: number; final?: boolean };
+
+/** Handles one kind of message. */
+export interface OutboxHandler<P = unknown> {
+  /** Performs the effect. Must not throw for expected failures; a throw counts as a failure. */
+  handle(message: OutboxMessage<P>): Promise<HandlerResult>;
+  /** Delays (ms) before retry 1, 2, …; the message is dead after `schedule.length + 1` attempts. */
+  schedule: readonly number[];
+  /**
+   * Called inside the atomic operation that dead-letters a message, so follow-up effects
+   * (an event) commit together with it.
+   */
+  onDead?(message: OutboxMessage<P>, op: Deno.AtomicOperation, now: number): void | Promise<void>;
+}
+
+/** Dispatcher options. */
+export interface DispatcherOptions {
+  /** Clock (ms since epoch); injectable in tests. */
+  now?: () => number;
+  /** How long a claim protects a message from other dispatchers. Default 30 s. */
+  leaseMs?: number;
+  /** Messages in flight at once in this process. Default 32. */
+  concurrency?: number;
+  /** Messages of one org in flight at once, so a slow org cannot hold up the others. Default 8. */
+  perOrgConcurrency?: number;
+  /** Longest sleep between scans when not woken. Default 1 s. */
+  pollMs?: number;
+  /** Identifies this dispatcher's leases. */
+  owner?: string;
+}
+
+/**
+ * Delivers outbox messages: claims due ones with a lease (atomic versionstamp check), runs the
+ * handler of their kind, records the attempt, reschedules or dead-letters. Safe to run in several
+ * processes on one KV; a message whose lease expired (its process died) is taken again.
+ */
+export class Dispatcher {
+  readonly #kv: Deno.Kv;
+  readonly #handlers = new Map<string, OutboxHandler<never>>();
+  readonly #now: () => number;
+  readonly #leaseMs: number;
+  readonly #concurrency: number;
+  readonly #perOrg: number;
+  readonly #pollMs: number;
+  readonly #owner: string;
+  #inflight = 0;
+  readonly #inflightByOrg = new Map<string, number>();
+  readonly #inflightIds = new Set<string>();
+  #running = false;
+  #wakeUp: (() => void) | null = null;
+  #woken = false;
+  #loop: Promise<void> | null = null;
+  readonly #idleWaiters: (() => void)[] = [];
+
+  constructor(kv: Deno.Kv, opts: DispatcherOptions = {}) {
+    this.#kv = kv;
+    this.#now = opts.now ?? Date.now;
+    this.#leaseMs = opts.leaseMs ?? 30_000;
+    this.#concurrency = opts.concurrency ?? 32;
+    this.#perOrg = opts.perOrgConcurrency ?? 8;
+    this.#pollMs = opts.pollMs ?? 1000;
+    this.#owner = opts.owner ?? crypto.randomUUID();
+  }
+
+  /** Registers the handler of a message kind. */
+  register<P>(kind: string, handler: OutboxHandler<P>): this {
+    this.#handlers.set(kind, handler as OutboxHandler<never>);
+    return this;
+  }
+
+  /** Asks the loop to scan now (call after committing a message). */
+  wake(): void {
+    this.#woken = true;
+    this.#wakeUp?.();
+  }
+
+  /** Starts the in-process loop. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Stops the loop and waits for messages in flight. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.wake();
+    await this.#loop;
+    await this.idle();
+  }
+
+  /** Resolves when nothing is in flight. */
+  idle(): Promise<void> {
+    if (this.#inflight === 0) return Promise.resolve();
+    return new Promise((r) => this.#idleWaiters.push(r));
+  }
+
+  /**
+   * One pass for cron or tests: claims and handles every message due now, waiting for them.
+   * Returns how many attempts were made.
+   */
+  async runOnce(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const started = await this.#claimBatch();
+      total += started;
+      await this.idle();
+      if (started === 0) return total;
+    }
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let started = 0;
+      try {
+        started = await this.#claimBatch();
+      } catch (err) {
+        log("error", "outbox scan failed", { error: err });
+      }
+      if (!this.#running) break;
+      if (started > 0 && this.#inflight < this.#concurrency) continue;
+      await this.#sleep(started > 0 ? this.#pollMs : await this.#untilNextDue());
+    }
+  }
+
+  async #untilNextDue(): Promise<number> {
+    for await (const e of this.#kv.list({ prefix: keys.outboxDuePrefix() }, { limit: 1 })) {
+      const at = e.key[1] as number;
+      return Math.max(0, Math.min(this.#pollMs, at - this.#now()));
+    }
+    return this.#pollMs;
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#woken) {
+      this.#woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.#wakeUp = () => {
+        this.#wakeUp = null;
+        this.#woken = false;
+        done();
+      };
+    });
+  }
+
+  /** Claims up to the free capacity of due messages and starts them. Returns how many started. */
+  async #claimBatch(): Promise<number> {
+    const free = this.#concurrency - this.#inflight;
+    if (free <= 0) return 0;
+    const now = this.#now();
+    let started = 0;
+    const iter = this.#kv.list<string>(
+      { prefix: keys.outboxDuePrefix(), end: [...keys.outboxDuePrefix(), now + 1] },
+      { limit: Math.max(free * 4, 16) },
+    );
+    for await (const due of iter) {
+      if (started >= free) break;
+      const id = due.value;
+      if (this.#inflightIds.has(id)) continue;
+      const cur = await this.#kv.get<OutboxMessage>(keys.outboxMessage(id));
+      const msg = cur.value;
+      if (!msg || msg.status !== "pending" || msg.dueAt !== due.key[1]) {
+        // A pointer left behind by a finished or rescheduled message.
+        await this.#kv.atomic().check(due).delete(due.key).commit();
+        continue;
+      }
+      if (msg.dueAt > now) continue;
+      const org = msg.orgId ?? "";
+      if ((this.#inflightByOrg.get(org) ?? 0) >= this.#perOrg) continue;
+      const leaseUntil = now + this.#leaseMs;
+      const claimed: OutboxMessage = {
+        ...msg,
+        dueAt: leaseUntil,
+        leaseOwner: this.#owner,
+        leaseUntil,
+      };
+      const res = await this.#kv.atomic().check(cur).delete(due.key)
+        .set(keys.outboxDue(leaseUntil, id), id).set(keys.outboxMessage(id), claimed).commit();
+      if (!res.ok) continue; // another dispatcher won
+      started++;
+      this.#track(org, id, +1);
+      this.#attempt(claimed, res.versionstamp).finally(() => {
+        this.#track(org, id, -1);
+        this.wake();
+      });
+    }
+    return started;
+  }
+
+  #track(org: string, id: string, d: number): void {
+    this.#inflight += d;
+    this.#inflightByOrg.set(org, (this.#inflightByOrg.get(org) ?? 0) + d);
+    if (d > 0) this.#inflightIds.add(id);
+    else this.#inflightIds.delete(id);
+    if (this.#inflight === 0) this.#idleWaiters.splice(0).forEach((r) => r());
+  }
+
+  async #attempt(msg: OutboxMessage, versionstamp: string): Promise<void> {
+    const handler = this.#handlers.get(msg.kind);
+    const startedAt = this.#now();
+    const t0 = performance.now();
+    let result: HandlerResult;
+    if (!handler) {
+      result = { ok: false, error: `No handler for message kind "${msg.kind}".` };
+    } else {
+      try {
+        result = await handler.handle(msg as never);
+      } catch (err) {
+        result = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      }
+    }
+    const durationMs = Math.round(performance.now() - t0);
+    const now = this.#now();
+    const n = msg.attempts + 1;
+    const attempt: OutboxAttempt = {
+      n,
+      at: new Date(startedAt).toISOString(),
+      durationMs,
+      ok: result.ok,
+      ...(result.status !== undefined ? { status: result.status } : {}),
+      ...(!result.ok ? { error: result.error } : {}),
+    };
+    const next: OutboxMessage = {
+      ...msg,
+      attempts: n,
+      leaseOwner: null,
+      leaseUntil: null,
+      lastAttemptAt: attempt.at,
+      lastStatus: result.status,
+      lastError: result.ok ? undefined : result.error,
+    };
+    const schedule = handler?.schedule ?? [];
+    const retryIndex = n - msg.scheduleStart - 1;
+    const op = this.#kv.atomic()
+      .check({ key: keys.outboxMessage(msg.id), versionstamp })
+      .delete(keys.outboxDue(msg.dueAt, msg.id))
+      .set(keys.outboxAttempt(msg.id, n), attempt);
+    if (result.ok) {
+      next.status = "succeeded";
+      next.completedAt = new Date(now).toISOString();
+    } else if (result.final || retryIndex >= schedule.length) {
+      next.status = "dead";
+      next.completedAt = new Date(now).toISOString();
+      try {
+        await handler?.onDead?.(next as never, op, now);
+      } catch (err) {
+        log("error", "outbox dead-letter hook failed", { id: msg.id, kind: msg.kind, error: err });
+      }
+    } else {
+      let delay = schedule[retryIndex]!;
+      if (result.retryAfterMs !== undefined) {
+        // Honour Retry-After within the schedule's bounds.
+        const max = schedule[schedule.length - 1]!;
+        delay = Math.min(Math.max(delay, result.retryAfterMs), Math.max(max, delay));
+      }
+      next.dueAt = now + delay;
+      op.set(keys.outboxDue(next.dueAt, msg.id), msg.id);
+    }
+    op.set(keys.outboxMessage(msg.id), next);
+    const res = await op.commit();
+    if (!res.ok) {
+      log("warn", "outbox lease lost before the attempt was recorded", {
+        id: msg.id,
+        kind: msg.kind,
+      });
+      return;
+    }
+    const level = result.ok ? "debug" : next.status === "dead" ? "warn" : "info";
+    log(level, result.ok ? "outbox message handled" : "outbox attempt failed", {
+      id: msg.id,
+      kind: msg.kind,
+      orgId: msg.orgId,
+      attempt: n,
+      status: result.status,
+      durationMs,
+      outcome: next.status,
+      ...(result.ok ? {} : {
+        error: result.error,
+        nextAttemptAt: next.status === "pending" ? new Date(next.dueAt).toISOString() : undefined,
+      }),
+    });
+  }
+}
