@@ -1,0 +1,161 @@
+/** Test support: a real app on a fresh KV, with an identity provider key the test owns. */
+import * as jose from "jose";
+import { createApp, type Feature } from "../../src/app.ts";
+import { type Config, parseConfig } from "../../src/config.ts";
+import { SecretBox } from "../../src/crypto/secret_box.ts";
+import type { AppDeps } from "../../src/deps.ts";
+import { createTokenVerifier } from "../../src/http/auth.ts";
+import { Dispatcher } from "../../src/outbox/dispatcher.ts";
+import { createSafeFetch } from "../../src/outbox/safe_fetch.ts";
+import { setLogLevel } from "../../src/log.ts";
+
+setLogLevel((Deno.env.get("TEST_LOG_LEVEL") as "error") ?? "error");
+
+export const TEST_ISSUER = "https://idp.test/realms/ssi";
+export const TEST_AUDIENCE = "ssi-edge";
+
+/** A key pair acting as the identity provider. */
+export interface TestIdp {
+  privateKey: jose.CryptoKey;
+  publicJwk: jose.JWK;
+  alg: string;
+}
+
+/** Makes an identity provider key (ES256 by default). */
+export async function createIdp(alg = "ES256"): Promise<TestIdp> {
+  const { privateKey, publicKey } = await jose.generateKeyPair(alg, { extractable: true });
+  return { privateKey, publicJwk: { ...(await jose.exportJWK(publicKey)), kid: "k1", alg }, alg };
+}
+
+/** Signs a token with the IdP: roles per org go to `resource_access`. */
+export async function signToken(
+  idp: TestIdp,
+  opts: {
+    orgs?: Record<string, string[]>;
+    sub?: string | null;
+    iss?: string;
+    aud?: string;
+    expiresIn?: string | number;
+    extra?: Record<string, unknown>;
+  } = {},
+): Promise<string> {
+  const resource_access = Object.fromEntries(
+    Object.entries(opts.orgs ?? {}).map(([o, roles]) => [o, { roles }]),
+  );
+  const jwt = new jose.SignJWT({ resource_access, ...opts.extra })
+    .setProtectedHeader({ alg: idp.alg, kid: "k1" })
+    .setIssuer(opts.iss ?? TEST_ISSUER)
+    .setAudience(opts.aud ?? TEST_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(opts.expiresIn ?? "10m");
+  if (opts.sub !== null) jwt.setSubject(opts.sub ?? "user-1");
+  return await jwt.sign(idp.privateKey);
+}
+
+/** A test context: app, deps, KV; `close()` releases everything. */
+export interface TestContext {
+  app: ReturnType<typeof createApp>;
+  deps: AppDeps;
+  idp: TestIdp;
+  kv: Deno.Kv;
+  /** Token for `orgs` (default `{"org-a": ["owner"]}`). */
+  token(orgs?: Record<string, string[]>, sub?: string): Promise<string>;
+  /** app.request with JSON body and optional bearer token. */
+  call(
+    method: string,
+    path: string,
+    opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Options of a test context. */
+export interface ContextOptions {
+  env?: Record<string, string>;
+  features?: Feature[];
+  now?: () => number;
+  kvPath?: string;
+  idp?: TestIdp;
+  setup?: (deps: AppDeps) => Promise<void> | void;
+}
+
+/** Builds a real app on a fresh `:memory:` KV (or `kvPath`). */
+export async function createTestContext(opts: ContextOptions = {}): Promise<TestContext> {
+  const idp = opts.idp ?? await createIdp();
+  const config: Config = parseConfig({
+    AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),
+    AUTH_ISSUER: TEST_ISSUER,
+    AUTH_AUDIENCE: TEST_AUDIENCE,
+    SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
+    OUTBOUND_ALLOW_PRIVATE: "true",
+    OUTBOUND_REQUIRE_HTTPS: "false",
+    PUBLIC_URL: "http://127.0.0.1:8000",
+    ...opts.env,
+  });
+  const kv = await Deno.openKv(opts.kvPath ?? ":memory:");
+  const now = opts.now ?? Date.now;
+  const verifier = createTokenVerifier({
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+    algorithms: config.auth.algorithms,
+    key: await jose.importJWK(idp.publicJwk, idp.alg),
+    kind: "user",
+  }, { now });
+  const deps: AppDeps = {
+    config,
+    kv,
+    verifier,
+    dispatcher: new Dispatcher(kv, { now, pollMs: 50 }),
+    safeFetch: createSafeFetch(config.outbound),
+    secrets: new SecretBox(config.secretsKey!),
+    now,
+  };
+  await opts.setup?.(deps);
+  const app = createApp(deps, opts.features ?? []);
+  return {
+    app,
+    deps,
+    idp,
+    kv,
+    token: (orgs = { "org-a": ["owner"] }, sub) => signToken(idp, { orgs, sub }),
+    call: (method, path, o = {}) => {
+      const headers: Record<string, string> = { ...o.headers };
+      if (o.token) headers.authorization = `Bearer ${o.token}`;
+      let body: string | undefined;
+      if (o.body !== undefined) {
+        body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return Promise.resolve(app.request(path, { method, headers, body }));
+    },
+    close: async () => {
+      await deps.dispatcher.stop();
+      kv.close();
+    },
+  };
+}
+
+/** Reads a JSON body after checking status and content type, in that order. */
+export async function expectJson(
+  res: Response,
+  status: number,
+): Promise<Record<string, unknown>> {
+  const text = await res.text();
+  if (res.status !== status) {
+    throw new Error(`expected status ${status}, got ${res.status}: ${text}`);
+  }
+  const ct = res.headers.get("content-type") ?? "";
+  if (!ct.includes("json")) throw new Error(`expected a JSON content type, got "${ct}"`);
+  return JSON.parse(text);
+}
+
+/** A real local HTTP server on 127.0.0.1 with a random port. */
+export function serveLocal(handler: (req: Request) => Response | Promise<Response>): {
+  url: string;
+  port: number;
+  close: () => Promise<void>;
+} {
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, handler);
+  const port = server.addr.port;
+  return { url: `http://127.0.0.1:${port}`, port, close: () => server.shutdown() };
+}
