@@ -1,0 +1,60 @@
+/**
+ * JSON-LD context documents bundled with the service, keyed by context URL.
+ *
+ * There is no network at run time, so every context a credential or a
+ * verification method may reference has to be here. The W3C credentials,
+ * security and Ed25519 suite contexts come from the digitalbazaar npm packages
+ * that publish them; the DID v1 and X25519 contexts are verbatim JSON copies
+ * (`did-context@3.1.1`, `x25519-key-agreement-2020-context@1.0.0`, and the
+ * w3id.org x25519-2019 context that Credo also bundles).
+ */
+import * as credentialsContext from "@digitalbazaar/credentials-context";
+import securityContext from "@digitalbazaar/security-context";
+import ed25519Signature2018Context from "ed25519-signature-2018-context";
+import ed25519Signature2020Context from "ed25519-signature-2020-context";
+import didV1 from "./did_v1.json" with { type: "json" };
+import x25519V2019 from "./x25519_2019_v1.json" with { type: "json" };
+import x25519V2020 from "./x25519_2020_v1.json" with { type: "json" };
+
+/** W3C Verifiable Credentials Data Model 1.1 context URL. */
+export const CREDENTIALS_V1_URL = "https://www.w3.org/2018/credentials/v1";
+/** W3C Verifiable Credentials Data Model 2.0 context URL. */
+export const CREDENTIALS_V2_URL = "https://www.w3.org/ns/credentials/v2";
+/** Ed25519Signature2018 suite context URL. */
+export const ED25519_2018_URL = "https://w3id.org/security/suites/ed25519-2018/v1";
+/** Ed25519Signature2020 suite context URL. */
+export const ED25519_2020_URL = "https://w3id.org/security/suites/ed25519-2020/v1";
+/** DID Core v1 context URL. */
+export const DID_V1_URL = "https://www.w3.org/ns/did/v1";
+
+type ContextMap = { contexts: Map<string, unknown> };
+
+function fromPackage(pkg: ContextMap, url: string): object {
+  const doc = pkg.contexts.get(url);
+  if (typeof doc !== "object" || doc === null) {
+    throw new Error(`bundled context package lacks ${url}`);
+  }
+  return doc;
+}
+
+const entries: Array<[string, object]> = [
+  [CREDENTIALS_V1_URL, fromPackage(credentialsContext, CREDENTIALS_V1_URL)],
+  [CREDENTIALS_V2_URL, fromPackage(credentialsContext, CREDENTIALS_V2_URL)],
+  [
+    "https://www.w3.org/ns/credentials/undefined-terms/v2",
+    fromPackage(credentialsContext, "https://www.w3.org/ns/credentials/undefined-terms/v2"),
+  ],
+  ["https://w3id.org/security/v1", fromPackage(securityContext, "https://w3id.org/security/v1")],
+  ["https://w3id.org/security/v2", fromPackage(securityContext, "https://w3id.org/security/v2")],
+  [ED25519_2018_URL, fromPackage(ed25519Signature2018Context, ED25519_2018_URL)],
+  [ED25519_2020_URL, fromPackage(ed25519Signature2020Context, ED25519_2020_URL)],
+  [DID_V1_URL, didV1],
+  // Aliases of DID v1 that Credo's loader also answers.
+  ["https://w3id.org/did/v1", didV1],
+  ["https://w3.org/ns/did/v1", didV1],
+  ["https://w3id.org/security/suites/x25519-2019/v1", x25519V2019],
+  ["https://w3id.org/security/suites/x25519-2020/v1", x25519V2020],
+];
+
+/** Every bundled context document by URL (read-only: never mutate a document). */
+export const BUNDLED_CONTEXTS: ReadonlyMap<string, object> = new Map(entries);

@@ -1,0 +1,192 @@
+import { BUNDLED_CONTEXTS, DID_V1_URL, ED25519_2020_URL } from "./contexts/index.ts";
+import { ed25519Multibase, ed25519PublicKeyOf } from "./ed25519_public_key.ts";
+import type {
+  DocumentLoader,
+  LdDidDocument,
+  LdVerificationMethod,
+  RemoteDocument,
+  ResolveDid,
+} from "./types.ts";
+
+/** Why the document loader refused a URL. */
+export type JsonLdLoaderErrorCode =
+  | "unknown_context"
+  | "did_resolver_missing"
+  | "did_not_resolved"
+  | "verification_method_not_found"
+  | "unsupported_verification_method";
+
+/** A document loader failure; never caused by (or followed by) a network fetch. */
+export class JsonLdLoaderError extends Error {
+  /** Machine-readable reason. */
+  readonly code: JsonLdLoaderErrorCode;
+  /** The URL that was asked for. */
+  readonly url: string;
+
+  constructor(code: JsonLdLoaderErrorCode, url: string, message: string) {
+    super(message);
+    this.name = "JsonLdLoaderError";
+    this.code = code;
+    this.url = url;
+  }
+}
+
+/** Options of {@link createDocumentLoader}. */
+export interface DocumentLoaderOptions {
+  /** Resolves bare DIDs; needed only to dereference `did:` URLs. */
+  resolveDid?: ResolveDid;
+  /** Extra context documents by URL, consulted before the bundled ones. */
+  contexts?: ReadonlyMap<string, object>;
+}
+
+const RELATIONSHIPS = [
+  "assertionMethod",
+  "authentication",
+  "capabilityInvocation",
+  "capabilityDelegation",
+  "keyAgreement",
+] as const;
+
+/**
+ * Creates an offline JSON-LD document loader.
+ *
+ * - Context URLs are answered from {@link BUNDLED_CONTEXTS} (plus `contexts`);
+ *   any other URL throws a {@link JsonLdLoaderError} `unknown_context` at once.
+ * - `did:…#fragment` returns that verification method, normalised to an
+ *   `Ed25519VerificationKey2020` (ed25519-2020 context) whatever its original
+ *   encoding (base58, multibase or JWK); both Ed25519 suites accept that form.
+ * - A bare `did:…` returns a minimal controller document (DID v1 context first,
+ *   `id` and the verification relationships as absolute method ids), which is
+ *   what jsonld-signatures' ControllerProofPurpose reads.
+ *
+ * Resolved DID documents are cached for the lifetime of the loader (a loader
+ * per verification is "cold", a reused one is "warm").
+ */
+export function createDocumentLoader(options: DocumentLoaderOptions = {}): DocumentLoader {
+  const { resolveDid, contexts } = options;
+  const didCache = new Map<string, Promise<LdDidDocument>>();
+
+  function resolve(did: string, url: string): Promise<LdDidDocument> {
+    const cached = didCache.get(did);
+    if (cached) return cached;
+    if (!resolveDid) {
+      throw new JsonLdLoaderError(
+        "did_resolver_missing",
+        url,
+        `cannot dereference ${url}: no DID resolver was given`,
+      );
+    }
+    const pending = resolveDidDocument(resolveDid, did, url);
+    didCache.set(did, pending);
+    pending.catch(() => didCache.delete(did));
+    return pending;
+  }
+
+  return async (url: string): Promise<RemoteDocument> => {
+    const context = contexts?.get(url) ?? BUNDLED_CONTEXTS.get(url);
+    if (context) return { contextUrl: null, documentUrl: url, document: context };
+
+    if (url.startsWith("did:")) {
+      const hash = url.indexOf("#");
+      const did = hash === -1 ? url : url.slice(0, hash);
+      if (!/^did:[a-z0-9]+:[^/?#]+$/.test(did)) {
+        throw new JsonLdLoaderError(
+          "verification_method_not_found",
+          url,
+          `DID URL ${url} has a path or query; only did and did#fragment are supported`,
+        );
+      }
+      const doc = await resolve(did, url);
+      return {
+        contextUrl: null,
+        documentUrl: url,
+        document: hash === -1 ? controllerDocument(doc) : verificationMethodDocument(doc, url),
+      };
+    }
+
+    throw new JsonLdLoaderError(
+      "unknown_context",
+      url,
+      `JSON-LD document ${url} is not bundled; remote documents are never fetched`,
+    );
+  };
+}
+
+async function resolveDidDocument(
+  resolveDid: ResolveDid,
+  did: string,
+  url: string,
+): Promise<LdDidDocument> {
+  let doc: LdDidDocument | null | undefined;
+  try {
+    doc = await resolveDid(did);
+  } catch (cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new JsonLdLoaderError("did_not_resolved", url, `could not resolve ${did}: ${why}`);
+  }
+  if (!doc || typeof doc !== "object") {
+    throw new JsonLdLoaderError("did_not_resolved", url, `could not resolve ${did}`);
+  }
+  if (doc.id !== did) {
+    throw new JsonLdLoaderError(
+      "did_not_resolved",
+      url,
+      `resolver returned DID document ${String(doc.id)} for ${did}`,
+    );
+  }
+  return doc;
+}
+
+function absolute(did: string, ref: string): string {
+  return ref.startsWith("#") ? `${did}${ref}` : ref;
+}
+
+function refId(did: string, entry: string | LdVerificationMethod): string {
+  return absolute(did, typeof entry === "string" ? entry : entry.id);
+}
+
+function controllerDocument(doc: LdDidDocument): object {
+  const out: Record<string, unknown> = { "@context": DID_V1_URL, id: doc.id };
+  for (const rel of RELATIONSHIPS) {
+    const entries = doc[rel];
+    if (Array.isArray(entries)) out[rel] = entries.map((e) => refId(doc.id, e));
+  }
+  return out;
+}
+
+function findMethod(doc: LdDidDocument, id: string): LdVerificationMethod | undefined {
+  const candidates: Array<string | LdVerificationMethod> = [...(doc.verificationMethod ?? [])];
+  for (const rel of RELATIONSHIPS) candidates.push(...(doc[rel] ?? []));
+  for (const c of candidates) {
+    if (typeof c === "object" && c !== null && absolute(doc.id, c.id) === id) return c;
+  }
+  return undefined;
+}
+
+function verificationMethodDocument(doc: LdDidDocument, url: string): object {
+  const vm = findMethod(doc, url);
+  if (!vm) {
+    throw new JsonLdLoaderError(
+      "verification_method_not_found",
+      url,
+      `verification method ${url} is not in the DID document of ${doc.id}`,
+    );
+  }
+  const publicKey = ed25519PublicKeyOf(vm);
+  if (!publicKey) {
+    throw new JsonLdLoaderError(
+      "unsupported_verification_method",
+      url,
+      `verification method ${url} (${vm.type}) is not an Ed25519 public key`,
+    );
+  }
+  const out: Record<string, unknown> = {
+    "@context": ED25519_2020_URL,
+    id: url,
+    type: "Ed25519VerificationKey2020",
+    controller: absolute(doc.id, vm.controller ?? doc.id),
+    publicKeyMultibase: ed25519Multibase(publicKey),
+  };
+  if (vm.revoked !== undefined) out.revoked = vm.revoked;
+  return out;
+}

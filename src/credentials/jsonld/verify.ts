@@ -1,0 +1,149 @@
+import * as vc from "@digitalbazaar/vc";
+import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
+import { Ed25519Signature2020 } from "@digitalbazaar/ed25519-signature-2020";
+import { createDocumentLoader, JsonLdLoaderError } from "./document_loader.ts";
+import type { DocumentLoader, ResolveDid } from "./types.ts";
+
+/** Options of {@link verifyCredential}. */
+export interface VerifyCredentialOptions {
+  /** Resolves the issuer's (and any verification method's) DID. */
+  resolveDid: ResolveDid;
+  /**
+   * A loader to reuse across verifications (keeps resolved DID documents:
+   * "warm"). Default: a fresh {@link createDocumentLoader} per call.
+   */
+  documentLoader?: DocumentLoader;
+  /** Time used for issuanceDate / expirationDate checks (default: now). */
+  now?: Date;
+}
+
+/** Outcome of {@link verifyCredential}; never throws. */
+export interface VerifyCredentialResult {
+  verified: boolean;
+  /** Why verification failed (absent when verified). */
+  error?: string;
+  /** Issuer id (`issuer` or `issuer.id`), "" when missing. */
+  issuer: string;
+  /** The proof's verification method id, when the proof names one. */
+  verificationMethod?: string;
+}
+
+const SUPPORTED = new Set(["Ed25519Signature2018", "Ed25519Signature2020"]);
+
+/**
+ * Verifies a JSON-LD verifiable credential's Ed25519Signature2018 /
+ * Ed25519Signature2020 proof offline with `@digitalbazaar/vc` (canonicalization
+ * by `jsonld` / `rdf-canonize`). Checks: the credential data model
+ * (issuer, dates; a `credentialStatus` is rejected since no status check is
+ * available), `proofPurpose` `assertionMethod`, the signature against the key
+ * dereferenced from the issuer's DID document, that the key is listed in that
+ * document's `assertionMethod` and that its controller is the issuer.
+ */
+export async function verifyCredential(
+  credential: object,
+  options: VerifyCredentialOptions,
+): Promise<VerifyCredentialResult> {
+  const doc = credential as Record<string, unknown>;
+  const issuer = issuerId(doc.issuer);
+  const proofs = ([] as unknown[]).concat(doc.proof ?? []).filter(isRecord);
+  const proof = proofs.find((p) => SUPPORTED.has(String(p.type))) ?? proofs[0];
+  const vm = proof?.verificationMethod;
+  const verificationMethod = typeof vm === "string"
+    ? vm
+    : isRecord(vm) && typeof vm.id === "string"
+    ? vm.id
+    : undefined;
+  const fail = (error: string): VerifyCredentialResult => ({
+    verified: false,
+    error,
+    issuer,
+    ...(verificationMethod ? { verificationMethod } : {}),
+  });
+
+  if (!issuer) return fail("credential has no issuer");
+  if (!proof) return fail("credential has no proof");
+  if (!SUPPORTED.has(String(proof.type))) {
+    return fail(`unsupported proof type ${JSON.stringify(proof.type)}`);
+  }
+  if (proof.proofPurpose !== "assertionMethod") {
+    return fail(
+      `proofPurpose must be "assertionMethod", got ${JSON.stringify(proof.proofPurpose)}`,
+    );
+  }
+  if (!verificationMethod) return fail("proof has no verificationMethod");
+
+  try {
+    const result = await vc.verifyCredential({
+      credential,
+      suite: [new Ed25519Signature2018(), new Ed25519Signature2020()],
+      documentLoader: options.documentLoader ?? createDocumentLoader({
+        resolveDid: options.resolveDid,
+      }),
+      ...(options.now ? { now: options.now } : {}),
+    }) as { verified?: boolean; error?: unknown; results?: Array<{ error?: unknown }> };
+    if (result.verified === true) {
+      return { verified: true, issuer, verificationMethod };
+    }
+    const reason = result.error ?? result.results?.find((r) => r.error)?.error;
+    return fail(describe(reason) || "proof not verified");
+  } catch (error: unknown) {
+    return fail(describe(error) || "verification failed");
+  }
+}
+
+function issuerId(issuer: unknown): string {
+  if (typeof issuer === "string") return issuer;
+  if (isRecord(issuer) && typeof issuer.id === "string") return issuer.id;
+  return "";
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/**
+ * Flattens jsonld-signatures / jsonld error wrappers into one readable line.
+ * A document loader refusal is reported by its own message alone, and a
+ * jsonld safe-mode error names the offending event (e.g. an undefined term).
+ */
+function describe(error: unknown, depth = 0): string {
+  const loaderError = findLoaderError(error, 0);
+  if (loaderError) return loaderError.message;
+  if (depth > 5 || error === undefined || error === null) return "";
+  if (!isRecord(error) && !(error instanceof Error)) return String(error);
+  const e = error as Record<string, unknown> & { message?: unknown };
+  const parts: string[] = [];
+  if (typeof e.message === "string" && e.message) parts.push(e.message);
+  const details = isRecord(e.details) ? e.details : undefined;
+  const event = isRecord(details?.event) ? details.event : undefined;
+  if (event) {
+    parts.push(`${String(event.message ?? event.code)} ${JSON.stringify(event.details ?? {})}`);
+  }
+  for (const inner of Array.isArray(e.errors) ? e.errors : []) {
+    const text = describe(inner, depth + 1);
+    if (text) parts.push(text);
+  }
+  const cause = e.cause ?? details?.cause;
+  if (cause) {
+    const text = describe(cause, depth + 1);
+    if (text) parts.push(text);
+  }
+  return [...new Set(parts)].join(": ");
+}
+
+function findLoaderError(error: unknown, depth: number): JsonLdLoaderError | undefined {
+  if (error instanceof JsonLdLoaderError) return error;
+  if (depth > 6 || !isRecord(error) && !(error instanceof Error)) return undefined;
+  const e = error as Record<string, unknown>;
+  const details = isRecord(e.details) ? e.details : undefined;
+  const next = [
+    ...(Array.isArray(e.errors) ? e.errors : []),
+    e.cause,
+    details?.cause,
+  ];
+  for (const n of next) {
+    const found = findLoaderError(n, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
