@@ -32,39 +32,46 @@ Deno.test("a credential signed by Aries Framework JavaScript (credo-ts test vect
   assert.equal(bad.verified, false);
 });
 
-// Credentials captured from the real Credo issuer peer (tests/interop/credo_peer), when present.
+// Credentials issued by the real Credo 0.6 issuer peer (tests/interop/credo_peer) and
+// captured in tests/interop/fixtures/*.json, when that folder exists: every credential
+// found anywhere in those files is checked; one under a key naming it "tampered" must
+// fail, every other one must verify.
 const interopDir = new URL("../../interop/fixtures/", import.meta.url);
-const interopCredentials: Array<{ file: string; vc: Json }> = [];
+const interopCredentials: Array<{ where: string; vc: Json; tampered: boolean }> = [];
 try {
   for (const entry of Deno.readDirSync(interopDir)) {
     if (!entry.isFile || !entry.name.endsWith(".json")) continue;
     const json = JSON.parse(Deno.readTextFileSync(new URL(entry.name, interopDir)));
-    const vc = findCredential(json);
-    if (vc) interopCredentials.push({ file: entry.name, vc });
+    collectCredentials(json, entry.name, interopCredentials);
   }
 } catch (error: unknown) {
   if (!(error instanceof Deno.errors.NotFound)) throw error;
 }
 
 Deno.test({
-  name: "credentials issued by the real Credo peer (tests/interop/fixtures) verify",
+  name: "credentials issued by the real Credo peer verify, tampered ones do not",
   ignore: interopCredentials.length === 0,
   fn: async () => {
-    for (const { file, vc } of interopCredentials) {
+    assert.ok(interopCredentials.some((c) => !c.tampered), "no untampered Credo credential");
+    for (const { where, vc, tampered } of interopCredentials) {
       const result = await verifyCredential(vc, { resolveDid: resolveDidKey });
-      assert.equal(result.verified, true, `${file}: ${result.error}`);
+      assert.equal(result.verified, !tampered, `${where}: ${result.error}`);
+      if (tampered) assert.match(result.error ?? "", /Invalid signature/, where);
     }
   },
 });
 
-/** Finds the first object with `proof` and `credentialSubject` anywhere in a JSON value. */
-function findCredential(value: unknown): Json | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
+/** Collects every object with `@context`, `proof` and `credentialSubject` in a JSON value. */
+function collectCredentials(
+  value: unknown,
+  where: string,
+  out: Array<{ where: string; vc: Json; tampered: boolean }>,
+): void {
+  if (typeof value !== "object" || value === null) return;
   const obj = value as Json;
-  if ("proof" in obj && "credentialSubject" in obj && "@context" in obj) return obj;
-  for (const child of Object.values(obj)) {
-    const found = findCredential(child);
-    if (found) return found;
+  if ("proof" in obj && "credentialSubject" in obj && "@context" in obj) {
+    out.push({ where, vc: obj, tampered: /tamper/i.test(where) });
+    return;
   }
-  return undefined;
+  for (const [key, child] of Object.entries(obj)) collectCredentials(child, `${where}/${key}`, out);
 }
