@@ -1,0 +1,209 @@
+// JSON control API over a Credo issuer agent (see ../README.md for the routes).
+import {
+  DidCommHandshakeProtocol,
+  DidCommTrustPingEventTypes,
+} from "@credo-ts/didcomm";
+
+const CONTEXT_INLINE = { name: "https://schema.org/name" };
+
+function connectionJson(c) {
+  return {
+    id: c.id,
+    state: c.state,
+    role: c.role,
+    did: c.did ?? null,
+    theirDid: c.theirDid ?? null,
+    theirLabel: c.theirLabel ?? null,
+    protocol: c.protocol ?? null,
+    outOfBandId: c.outOfBandId ?? null,
+    threadId: c.threadId ?? null,
+    errorMessage: c.errorMessage ?? null,
+    createdAt: c.createdAt?.toISOString() ?? null,
+  };
+}
+
+function credentialJson(r) {
+  return {
+    id: r.id,
+    state: r.state,
+    role: r.role,
+    threadId: r.threadId,
+    connectionId: r.connectionId ?? null,
+    protocolVersion: r.protocolVersion,
+    errorMessage: r.errorMessage ?? null,
+    createdAt: r.createdAt?.toISOString() ?? null,
+    updatedAt: r.updatedAt?.toISOString() ?? null,
+  };
+}
+
+function problemReportOf(entry) {
+  const description = entry.message.description;
+  return {
+    type: entry.type,
+    id: entry.id,
+    threadId: entry.thid,
+    pthid: entry.pthid,
+    code: typeof description === "object" ? (description?.code ?? null) : null,
+    description: typeof description === "object"
+      ? (description?.en ?? null)
+      : (description ?? null),
+    receivedAt: entry.at,
+    message: entry.message,
+  };
+}
+
+/** Returns a request handler (method, path, body, query) => {status, body}. */
+export function createControlApi(
+  { agent, recorder, issuerDid, endpoint, shutdown },
+) {
+  const trustPingResponses = [];
+  agent.events.on(
+    DidCommTrustPingEventTypes.DidCommTrustPingResponseReceivedEvent,
+    (event) => {
+      trustPingResponses.push({
+        connectionId: event.payload.connectionRecord?.id ?? null,
+        threadId: event.payload.message.threadId,
+        id: event.payload.message.id,
+        receivedAt: new Date().toISOString(),
+      });
+    },
+  );
+  const didcomm = agent.didcomm;
+
+  const routes = [
+    [
+      "GET",
+      /^\/health$/,
+      () => ({
+        issuerDid,
+        endpoint,
+        rssMb: Math.round(process.memoryUsage().rss / 1048576),
+      }),
+    ],
+    ["POST", /^\/invitations$/, async (_m, body) => {
+      const handshake = body.handshake ?? "didexchange";
+      if (handshake === "connections-legacy") {
+        const { outOfBandRecord, invitation } = await didcomm.oob
+          .createLegacyInvitation({ label: "Credo Issuer" });
+        return {
+          invitationUrl: invitation.toUrl({ domain: endpoint }),
+          outOfBandId: outOfBandRecord.id,
+        };
+      }
+      if (handshake !== "didexchange" && handshake !== "connections") {
+        return {
+          status: 400,
+          body: { error: `unknown handshake '${handshake}'` },
+        };
+      }
+      const protocol = handshake === "connections"
+        ? DidCommHandshakeProtocol.Connections
+        : DidCommHandshakeProtocol.DidExchange;
+      const record = await didcomm.oob.createInvitation({
+        label: "Credo Issuer",
+        handshakeProtocols: [protocol],
+      });
+      return {
+        invitationUrl: record.outOfBandInvitation.toUrl({ domain: endpoint }),
+        outOfBandId: record.id,
+        invitation: record.outOfBandInvitation.toJSON(),
+      };
+    }],
+    [
+      "GET",
+      /^\/connections$/,
+      async () => (await didcomm.connections.getAll()).map(connectionJson),
+    ],
+    [
+      "GET",
+      /^\/connections\/([^/]+)$/,
+      async (m) => connectionJson(await didcomm.connections.getById(m[1])),
+    ],
+    ["POST", /^\/connections\/([^/]+)\/trust-ping$/, async (m) => {
+      const ping = await didcomm.connections.sendPing(m[1], {
+        responseRequested: true,
+      });
+      return { id: ping.id, threadId: ping.threadId };
+    }],
+    ["GET", /^\/trust-pings$/, () => trustPingResponses],
+    ["POST", /^\/credentials\/offer$/, async (_m, body) => {
+      if (typeof body.connectionId !== "string") {
+        return { status: 400, body: { error: "connectionId required" } };
+      }
+      const tamper = body.tamper ?? "none";
+      if (tamper !== "none" && tamper !== "proof") {
+        return { status: 400, body: { error: `bad tamper '${tamper}'` } };
+      }
+      const record = await didcomm.credentials.offerCredential({
+        connectionId: body.connectionId,
+        protocolVersion: "v2",
+        comment: body.comment,
+        credentialFormats: {
+          jsonld: {
+            credential: {
+              "@context": [
+                "https://www.w3.org/2018/credentials/v1",
+                body.context ?? CONTEXT_INLINE,
+              ],
+              type: ["VerifiableCredential"],
+              issuer: issuerDid,
+              issuanceDate: body.issuanceDate ??
+                new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+              credentialSubject: body.credentialSubject ?? { name: "Alice" },
+            },
+            options: {
+              proofType: body.proofType ?? "Ed25519Signature2018",
+              proofPurpose: "assertionMethod",
+            },
+          },
+        },
+      });
+      if (tamper === "proof") recorder.tamperThreads.add(record.threadId);
+      return { credentialExchangeId: record.id, threadId: record.threadId };
+    }],
+    [
+      "GET",
+      /^\/credentials$/,
+      async () => (await didcomm.credentials.getAll()).map(credentialJson),
+    ],
+    ["GET", /^\/credentials\/([^/]+)$/, async (m) => {
+      const record = await didcomm.credentials.getById(m[1]);
+      return {
+        ...credentialJson(record),
+        formatData: await didcomm.credentials.getFormatData(record.id),
+      };
+    }],
+    [
+      "GET",
+      /^\/problem-reports$/,
+      () =>
+        recorder.inbound.filter((e) =>
+          String(e.type).endsWith("/problem-report")
+        ).map(problemReportOf),
+    ],
+    ["GET", /^\/messages$/, (_m, _b, query) => {
+      const list = query.get("direction") === "out"
+        ? recorder.outbound
+        : recorder.inbound;
+      return query.get("full") === "1"
+        ? list
+        : list.map(({ message: _msg, envelope: _env, ...rest }) => rest);
+    }],
+    ["POST", /^\/shutdown$/, () => {
+      setTimeout(shutdown, 10);
+      return { ok: true };
+    }],
+  ];
+
+  return async (method, path, body, query) => {
+    for (const [routeMethod, pattern, handler] of routes) {
+      const match = pattern.exec(path);
+      if (!match || routeMethod !== method) continue;
+      const result = await handler(match, body, query);
+      return result && typeof result.status === "number" && "body" in result
+        ? result
+        : { status: 200, body: result };
+    }
+    return { status: 404, body: { error: `no route ${method} ${path}` } };
+  };
+}

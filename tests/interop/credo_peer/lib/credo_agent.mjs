@@ -1,0 +1,83 @@
+// Builds a real Credo 0.6 alpha agent (DIDComm v1 over HTTP on 127.0.0.1) with
+// in-memory storage, a libsodium-extended Node KMS and a message recorder.
+import { Agent, ConsoleLogger, Kms, LogLevel } from "@credo-ts/core";
+import {
+  DidCommAutoAcceptCredential,
+  DidCommCredentialV2Protocol,
+  DidCommEnvelopeService,
+  DidCommHttpOutboundTransport,
+  DidCommJsonLdCredentialFormatService,
+  DidCommModule,
+} from "@credo-ts/didcomm";
+import { agentDependencies, DidCommHttpInboundTransport } from "@credo-ts/node";
+import express from "express";
+import { MapStorageModule } from "./map_storage_module.mjs";
+import { installRecorder } from "./recorder.mjs";
+import { SodiumWrappedKms } from "./sodium_kms.mjs";
+
+/** Express app whose listen() always binds 127.0.0.1 (Credo's default is all interfaces). */
+function loopbackApp() {
+  const app = express();
+  const listen = app.listen.bind(app);
+  app.listen = (port, ...rest) =>
+    listen(
+      port,
+      "127.0.0.1",
+      ...rest.filter((arg) => typeof arg === "function"),
+    );
+  return app;
+}
+
+/**
+ * Creates and initializes a Credo agent.
+ * @param {{label?: string, port?: number, autoAcceptCredentials?: string, logLevel?: string}} options
+ *   port 0 (default) picks a free port; the endpoint is then http://127.0.0.1:<port>.
+ */
+export async function createCredoAgent(options = {}) {
+  const port = options.port ?? 0;
+  const inbound = new DidCommHttpInboundTransport({ app: loopbackApp(), port });
+  const level = LogLevel[options.logLevel ?? process.env.CREDO_LOG ?? "warn"] ??
+    LogLevel.warn;
+  const agent = new Agent({
+    config: { logger: new ConsoleLogger(level), allowInsecureHttpUrls: true },
+    dependencies: agentDependencies,
+    modules: {
+      storage: new MapStorageModule(),
+      kms: new Kms.KeyManagementModule({ backends: [new SodiumWrappedKms()] }),
+      didcomm: new DidCommModule({
+        endpoints: [`http://127.0.0.1:${port}`],
+        transports: {
+          inbound: [inbound],
+          outbound: [new DidCommHttpOutboundTransport()],
+        },
+        connections: { autoAcceptConnections: true },
+        credentials: {
+          autoAcceptCredentials: options.autoAcceptCredentials ??
+            DidCommAutoAcceptCredential.ContentApproved,
+          credentialProtocols: [
+            new DidCommCredentialV2Protocol({
+              credentialFormats: [new DidCommJsonLdCredentialFormatService()],
+            }),
+          ],
+        },
+        proofs: false,
+        messagePickup: false,
+        mediator: false,
+        mediationRecipient: false,
+        basicMessages: false,
+      }),
+    },
+  });
+  const recorder = installRecorder(
+    agent.dependencyManager.resolve(DidCommEnvelopeService),
+  );
+  await agent.initialize();
+  const server = inbound.server;
+  if (server && !server.listening) {
+    await new Promise((resolve) => server.once("listening", resolve));
+  }
+  const actualPort = server.address().port;
+  const endpoint = `http://127.0.0.1:${actualPort}`;
+  agent.didcomm.config.endpoints = [endpoint];
+  return { agent, recorder, port: actualPort, endpoint };
+}
