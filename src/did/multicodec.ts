@@ -1,0 +1,159 @@
+/**
+ * Multiformats helpers for DID methods: unsigned varint, multibase (base58btc `z`), multicodec public
+ * keys (as used by did:key and did:peer) and sha2-256 multihash.
+ */
+import { base58 } from "@scure/base";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { fail, ok, type Result } from "./types.ts";
+
+/** Public key types this library understands. */
+export type KeyType =
+  | "Ed25519"
+  | "X25519"
+  | "secp256k1"
+  | "P-256"
+  | "P-384"
+  | "P-521"
+  | "Bls12381G2";
+
+interface CodecInfo {
+  code: number;
+  /** Allowed raw key lengths in bytes (compressed first for EC curves). */
+  lengths: readonly number[];
+}
+
+/** Multicodec table (https://github.com/multiformats/multicodec/blob/master/table.csv). */
+export const KEY_CODECS: Readonly<Record<KeyType, CodecInfo>> = {
+  "Ed25519": { code: 0xed, lengths: [32] },
+  "X25519": { code: 0xec, lengths: [32] },
+  "secp256k1": { code: 0xe7, lengths: [33, 65] },
+  "Bls12381G2": { code: 0xeb, lengths: [96] },
+  "P-256": { code: 0x1200, lengths: [33, 65] },
+  "P-384": { code: 0x1201, lengths: [49, 97] },
+  "P-521": { code: 0x1202, lengths: [67, 133] },
+};
+
+const BY_CODE = new Map<number, KeyType>(
+  (Object.entries(KEY_CODECS) as [KeyType, CodecInfo][]).map(([t, c]) => [c.code, t]),
+);
+
+/** Multicodec code of JSON (did:peer:4 encoded documents). */
+export const MULTICODEC_JSON = 0x0200;
+/** Multihash code of sha2-256. */
+export const MULTIHASH_SHA2_256 = 0x12;
+
+/** Encodes an unsigned varint (multiformats flavour). */
+export function encodeVarint(n: number): Uint8Array {
+  const out: number[] = [];
+  let v = n;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+  return Uint8Array.from(out);
+}
+
+/** Decodes an unsigned varint at the start of `bytes`: value and number of bytes used. */
+export function decodeVarint(bytes: Uint8Array): Result<{ value: number; length: number }> {
+  let value = 0;
+  let shift = 1;
+  for (let i = 0; i < bytes.length && i < 9; i++) {
+    const b = bytes[i]!;
+    value += (b & 0x7f) * shift;
+    if ((b & 0x80) === 0) {
+      // Minimal encoding only: a trailing zero byte after the first is not canonical.
+      if (i > 0 && b === 0) return fail("the multicodec varint is not minimally encoded");
+      return ok({ value, length: i + 1 });
+    }
+    shift *= 128;
+  }
+  return fail("the multicodec varint is truncated");
+}
+
+/** Concatenates byte arrays. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+/** Decodes plain base58btc (Bitcoin alphabet). */
+export function decodeBase58(text: string): Result<Uint8Array> {
+  if (!BASE58_RE.test(text)) return fail("not base58btc text");
+  try {
+    return ok(base58.decode(text));
+  } catch {
+    return fail("not base58btc text");
+  }
+}
+
+/** Encodes plain base58btc. */
+export const encodeBase58 = (bytes: Uint8Array): string => base58.encode(bytes);
+
+/** Decodes a multibase string; only base58btc (`z`) is used by did:key and did:peer. */
+export function decodeMultibase(text: string): Result<Uint8Array> {
+  if (text.length < 2) return fail("the multibase value is empty");
+  if (text[0] !== "z") {
+    return fail(
+      `multibase prefix ${JSON.stringify(text[0])} is not supported (expected "z", base58btc)`,
+    );
+  }
+  return decodeBase58(text.slice(1));
+}
+
+/** Encodes bytes as multibase base58btc (`z` + base58). */
+export const encodeMultibase = (bytes: Uint8Array): string => "z" + base58.encode(bytes);
+
+/** A public key decoded from its multicodec form. */
+export interface MulticodecKey {
+  keyType: KeyType;
+  /** Raw key bytes as encoded (compressed or uncompressed points for EC curves). */
+  publicKey: Uint8Array;
+}
+
+/** Splits multicodec-prefixed key bytes into key type and raw key, checking the length. */
+export function decodeMulticodecKey(bytes: Uint8Array): Result<MulticodecKey> {
+  const v = decodeVarint(bytes);
+  if (!v.ok) return v;
+  const keyType = BY_CODE.get(v.value.value);
+  if (!keyType) {
+    return fail(`multicodec 0x${v.value.value.toString(16)} is not a supported public key type`);
+  }
+  const publicKey = bytes.slice(v.value.length);
+  const lengths = KEY_CODECS[keyType].lengths;
+  if (!lengths.includes(publicKey.length)) {
+    return fail(
+      `a ${keyType} public key has ${lengths.join(" or ")} bytes, not ${publicKey.length}`,
+    );
+  }
+  return ok({ keyType, publicKey });
+}
+
+/** Decodes a multibase multicodec key such as `z6Mk...` (did:key fingerprint). */
+export function decodeMultibaseKey(multibase: string): Result<MulticodecKey> {
+  const bytes = decodeMultibase(multibase);
+  if (!bytes.ok) return bytes;
+  return decodeMulticodecKey(bytes.value);
+}
+
+/** Multicodec-prefixes a raw public key. */
+export function encodeMulticodecKey(keyType: KeyType, publicKey: Uint8Array): Uint8Array {
+  return concatBytes(encodeVarint(KEY_CODECS[keyType].code), publicKey);
+}
+
+/** Multibase (base58btc) multicodec form of a public key, e.g. `z6Mk...` for Ed25519. */
+export function encodeMultibaseKey(keyType: KeyType, publicKey: Uint8Array): string {
+  return encodeMultibase(encodeMulticodecKey(keyType, publicKey));
+}
+
+/** sha2-256 multihash of `data`, multibase base58btc encoded (`zQm...`). */
+export function sha256MultihashBase58(data: Uint8Array): string {
+  return encodeMultibase(concatBytes(Uint8Array.of(MULTIHASH_SHA2_256, 32), sha256(data)));
+}
