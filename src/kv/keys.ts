@@ -19,6 +19,7 @@
  * | `["agent_key", orgId, keyId]` | an org wallet key: private key sealed with SECRETS_KEY |
  * | `["agent_by_verkey", verkey]` | pointer `{orgId, keyId}` from a base58 Ed25519 verkey |
  * | `["agent_auth_fail", orgId]` | failed `POST /agent/token` counter window |
+ * | `["agent_by_api_key", lookup, orgId]` | pointer: keyed HMAC of an agent API key → orgId |
  * | `["webhook", orgId]` | the org's `WebhookEndpoint` (secrets sealed) |
  * | `["did_cache", did]` | cached network resolution: result, `cachedAt`, `expiresAt` |
  * | `["did_peer_long", shortDid]` | long form of a did:peer:4 seen before |
@@ -49,6 +50,8 @@ export const keys = {
   agentKeyPrefix: (orgId: string) => ["agent_key", orgId] as const,
   agentByVerkey: (verkey: string) => ["agent_by_verkey", verkey] as const,
   agentAuthFailures: (orgId: string) => ["agent_auth_fail", orgId] as const,
+  agentByApiKey: (lookup: string, orgId: string) => ["agent_by_api_key", lookup, orgId] as const,
+  agentByApiKeyPrefix: (lookup: string) => ["agent_by_api_key", lookup] as const,
 
   webhook: (orgId: string) => ["webhook", orgId] as const,
 
