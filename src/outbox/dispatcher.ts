@@ -171,11 +171,11 @@ export class Dispatcher {
       if (started >= free) break;
       const id = due.value;
       if (this.#inflightIds.has(id)) continue;
-      const cur = await this.#kv.get<OutboxMessage>(keys.outboxMessage(id));
+      const cur = await retryBusy(() => this.#kv.get<OutboxMessage>(keys.outboxMessage(id)));
       const msg = cur.value;
       if (!msg || msg.status !== "pending" || msg.dueAt !== due.key[1]) {
         // A pointer left behind by a finished or rescheduled message.
-        await this.#kv.atomic().check(due).delete(due.key).commit();
+        await this.#kv.atomic().check(due).delete(due.key).commit().catch(() => {});
         continue;
       }
       if (msg.dueAt > now) continue;
@@ -188,12 +188,16 @@ export class Dispatcher {
         leaseOwner: this.#owner,
         leaseUntil,
       };
-      const res = await this.#kv.atomic().check(cur).delete(due.key)
-        .set(keys.outboxDue(leaseUntil, id), id).set(keys.outboxMessage(id), claimed).commit();
+      const res = await retryBusy(() =>
+        this.#kv.atomic().check(cur).delete(due.key)
+          .set(keys.outboxDue(leaseUntil, id), id).set(keys.outboxMessage(id), claimed).commit()
+      );
       if (!res.ok) continue; // another dispatcher won
       started++;
       this.#track(org, id, +1);
-      this.#attempt(claimed, res.versionstamp).finally(() => {
+      this.#attempt(claimed, res.versionstamp).catch((err) => {
+        log("error", "outbox attempt failed unexpectedly", { id, kind: msg.kind, error: err });
+      }).finally(() => {
         this.#track(org, id, -1);
         this.wake();
       });
@@ -271,7 +275,18 @@ export class Dispatcher {
       op.set(keys.outboxDue(next.dueAt, msg.id), msg.id);
     }
     op.set(keys.outboxMessage(msg.id), next);
-    const res = await op.commit();
+    let res: Deno.KvCommitResult | Deno.KvCommitError;
+    try {
+      res = await retryBusy(() => op.commit());
+    } catch (err) {
+      // The lease will expire and the message will be attempted again: at least once.
+      log("error", "outbox attempt could not be recorded", {
+        id: msg.id,
+        kind: msg.kind,
+        error: err,
+      });
+      return;
+    }
     if (!res.ok) {
       log("warn", "outbox lease lost before the attempt was recorded", {
         id: msg.id,
@@ -293,5 +308,19 @@ export class Dispatcher {
         nextAttemptAt: next.status === "pending" ? new Date(next.dueAt).toISOString() : undefined,
       }),
     });
+  }
+}
+
+/** Retries a KV call that failed because a local SQLite file was busy (several processes on one file). */
+export async function retryBusy<T>(fn: () => Promise<T>, tries = 40): Promise<T> {
+  for (let i = 1;; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= tries || !(err instanceof Error) || !/database is locked|busy/i.test(err.message)) {
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, Math.min(50, 2 * i) + Math.random() * 10));
+    }
   }
 }

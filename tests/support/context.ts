@@ -76,6 +76,8 @@ export interface ContextOptions {
   now?: () => number;
   kvPath?: string;
   idp?: TestIdp;
+  /** Verify IdP tokens through this JWKS URL instead of the IdP's static key. */
+  jwksUrl?: string;
   setup?: (deps: AppDeps) => Promise<void> | void;
 }
 
@@ -98,7 +100,9 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     algorithms: config.auth.algorithms,
-    key: await jose.importJWK(idp.publicJwk, idp.alg),
+    key: opts.jwksUrl
+      ? jose.createRemoteJWKSet(new URL(opts.jwksUrl), { timeoutDuration: 1000 })
+      : await jose.importJWK(idp.publicJwk, idp.alg),
     kind: "user",
   }, { now });
   const deps: AppDeps = {

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { ConfigError, parseConfig } from "../src/config.ts";
+
+const base = {
+  AUTH_PUBLIC_KEY:
+    '{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}',
+  AUTH_ISSUER: "https://idp.example/realms/x",
+  AUTH_AUDIENCE: "ssi-edge",
+  SECRETS_KEY: btoa("x".repeat(32)),
+};
+
+function refuses(env: Record<string, string | undefined>, names: string) {
+  assert.throws(() => parseConfig(env), (err: unknown) => {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${err}`);
+    assert.match(err.message, new RegExp(names));
+    return true;
+  });
+}
+
+Deno.test("parseConfig accepts a complete production environment with defaults", () => {
+  const c = parseConfig(base);
+  assert.equal(c.port, 8000);
+  assert.equal(c.kvPath, undefined);
+  assert.equal(c.publicUrl, "http://localhost:8000");
+  assert.deepEqual(c.auth.algorithms, ["RS256", "ES256", "EdDSA"]);
+  assert.deepEqual(c.auth.audience, ["ssi-edge"]);
+  assert.equal(c.outbound.requireHttps, true);
+  assert.equal(c.outbound.allowPrivate, false);
+  assert.equal(c.didCacheTtlSeconds, 300);
+  assert.equal(c.didResolutionPublic, false);
+  assert.equal(c.secretsKey?.length, 32);
+});
+
+Deno.test("parseConfig refuses to start without an auth key, issuer, audience or secrets key outside dev", () => {
+  refuses({ ...base, AUTH_PUBLIC_KEY: undefined }, "AUTH_JWKS_URL or AUTH_PUBLIC_KEY");
+  refuses({ ...base, AUTH_ISSUER: undefined }, "AUTH_ISSUER");
+  refuses({ ...base, AUTH_AUDIENCE: undefined }, "AUTH_AUDIENCE");
+  refuses({ ...base, SECRETS_KEY: undefined }, "SECRETS_KEY");
+});
+
+Deno.test("parseConfig names the malformed variable", () => {
+  refuses({ ...base, PORT: "eighty" }, "PORT");
+  refuses({ ...base, PORT: "70000" }, "PORT");
+  refuses({ ...base, DEV_MODE: "maybe" }, "DEV_MODE");
+  refuses({ ...base, OUTBOUND_ALLOW_PRIVATE: "yes please" }, "OUTBOUND_ALLOW_PRIVATE");
+  refuses({ ...base, SECRETS_KEY: btoa("short") }, "SECRETS_KEY");
+  refuses({ ...base, SECRETS_KEY: "!!!not base64" }, "SECRETS_KEY");
+  refuses({ ...base, AUTH_JWKS_URL: "ftp://idp/certs" }, "AUTH_JWKS_URL");
+  refuses({ ...base, PUBLIC_URL: "not a url" }, "PUBLIC_URL");
+  refuses({ ...base, AUTH_ALGORITHMS: "HS256" }, "AUTH_ALGORITHMS");
+  refuses({ ...base, AUTH_ALGORITHMS: "none" }, "AUTH_ALGORITHMS");
+  refuses({ ...base, AUTH_PUBLIC_KEY: "hello" }, "AUTH_PUBLIC_KEY");
+  refuses({ ...base, AUTH_PUBLIC_KEY: '{"kty":"OKP","d":"secret","x":"a"}' }, "AUTH_PUBLIC_KEY");
+  refuses({ ...base, DID_CACHE_TTL_SECONDS: "-1" }, "DID_CACHE_TTL_SECONDS");
+  refuses({ ...base, UNIVERSAL_RESOLVER_URL: "resolver" }, "UNIVERSAL_RESOLVER_URL");
+});
+
+Deno.test("parseConfig relaxes defaults in DEV_MODE but never turns auth off", () => {
+  const c = parseConfig({ DEV_MODE: "true" });
+  assert.equal(c.devMode, true);
+  assert.equal(c.kvPath, ".data/kv.sqlite3");
+  assert.equal(c.outbound.requireHttps, false);
+  assert.equal(c.secretsKey, undefined); // filled from .data/ by main.ts
+  assert.equal(c.auth.issuer, "urn:ssi-edge:dev");
+});
+
+Deno.test("the service process exits 1 with a message naming the variable", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "src/main.ts"],
+    env: { ...base, AUTH_ISSUER: "", PATH: Deno.env.get("PATH") ?? "" },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  assert.match(new TextDecoder().decode(out.stderr), /AUTH_ISSUER is required/);
+});
