@@ -1,0 +1,132 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses } from "../core_routes.ts";
+import type { AppDeps } from "../deps.ts";
+import { conflict, notFound } from "../errors.ts";
+import { isOrgMember, requireOrgAdmin } from "../http/auth.ts";
+import { createRouter } from "../http/router.ts";
+import { keys } from "../kv/keys.ts";
+import { parseLimit } from "../kv/store.ts";
+import { type OutboxMessage, requeueDead } from "../outbox/outbox.ts";
+import { DELIVERY_STATUSES, deliveryView, listDeliveries, readAttempts } from "./deliveries.ts";
+import { WEBHOOK_KIND, type WebhookEvent } from "./events.ts";
+import { validateOrgId } from "./validate.ts";
+
+const Attempt = z.object({
+  n: z.number(),
+  at: z.string(),
+  durationMs: z.number(),
+  ok: z.boolean(),
+  status: z.number().optional(),
+  error: z.string().optional(),
+}).openapi("DeliveryAttempt");
+
+const Delivery = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  orgId: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  skipped: z.boolean(),
+  attempts: z.array(Attempt),
+  attemptCount: z.number(),
+  createdAt: z.string(),
+  lastAttemptAt: z.string().nullable(),
+  lastStatus: z.number().nullable(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+}).openapi("WebhookDelivery");
+
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+/** The delivery log and manual re-send of dead deliveries. Expects `c.var.principal`. */
+export function deliveryRoutes(deps: AppDeps) {
+  const app = createRouter();
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/notification/deliveries",
+      summary: "The organization's webhook deliveries with every attempt, newest first",
+      tags: ["Notifications"],
+      request: {
+        query: z.object({
+          orgId: z.string(),
+          status: z.enum(DELIVERY_STATUSES).optional(),
+          cursor: z.string().optional(),
+          limit: z.string().optional().openapi({ description: "1 to 200, default 50" }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "A page of deliveries",
+          content: json(
+            z.object({ data: z.array(Delivery), nextCursor: z.string().nullable() }),
+          ),
+        },
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const orgId = validateOrgId(q.orgId);
+      requireOrgAdmin(c.var.principal, orgId);
+      const limit = parseLimit(q.limit);
+      const page = await listDeliveries(deps.kv, orgId, {
+        limit,
+        cursor: q.cursor,
+        status: q.status,
+      });
+      return c.json(page, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/notification/deliveries/{id}/retry",
+      summary: "Send a dead delivery again, with a fresh retry schedule",
+      description:
+        "The caller must administer the delivery's organization. `orgId` in the body is optional; when given it must be the delivery's.",
+      tags: ["Notifications"],
+      request: {
+        params: z.object({ id: z.string().min(1).max(200) }),
+        body: {
+          content: json(z.object({ orgId: z.string().optional() }).strict()),
+          required: false,
+        },
+      },
+      responses: {
+        202: { description: "Queued again", content: json(Delivery) },
+        ...errorResponses(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const body = (c.req.valid("json") ?? {}) as { orgId?: string };
+      if (body.orgId !== undefined) validateOrgId(body.orgId);
+      const p = c.var.principal;
+      const missing = () => notFound(`No webhook delivery "${id}" was found.`);
+      const cur = await deps.kv.get<OutboxMessage<WebhookEvent>>(keys.outboxMessage(id));
+      const msg = cur.value;
+      if (!msg || msg.kind !== WEBHOOK_KIND || msg.orgId === null) throw missing();
+      if (body.orgId !== undefined && body.orgId !== msg.orgId) throw missing();
+      // Another org's record does not leak: 404 unless the caller is at least a member.
+      if (!isOrgMember(p, msg.orgId)) throw missing();
+      requireOrgAdmin(p, msg.orgId);
+      if (msg.status !== "dead") {
+        throw conflict(
+          `Delivery "${id}" is ${msg.status}, not dead; only dead deliveries can be retried.`,
+        );
+      }
+      const res = await requeueDead<WebhookEvent>(deps.kv, id, deps.now());
+      if (!res.ok || !res.message) {
+        throw conflict(`Delivery "${id}" changed while being retried; try again.`);
+      }
+      deps.dispatcher.wake();
+      return c.json(deliveryView(res.message, await readAttempts(deps.kv, id)), 202);
+    },
+  );
+
+  return app;
+}

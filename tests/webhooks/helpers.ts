@@ -1,0 +1,79 @@
+/** Shared setup of the webhook tests: a context with the feature, and a recording receiver. */
+import {
+  type ContextOptions,
+  createTestContext,
+  serveLocal,
+  type TestContext,
+} from "../support/context.ts";
+import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
+import type { WebhookHandlerOptions } from "../../src/webhooks/delivery.ts";
+
+/** A test context with the webhooks feature mounted and its outbox handler registered. */
+export function webhookContext(
+  opts: ContextOptions & { handler?: WebhookHandlerOptions } = {},
+): Promise<TestContext> {
+  return createTestContext({
+    ...opts,
+    features: [webhooksFeature, ...(opts.features ?? [])],
+    setup: async (deps) => {
+      await setupWebhooks(deps, opts.handler);
+      await opts.setup?.(deps);
+    },
+  });
+}
+
+/** One request as the receiver saw it. */
+export interface Received {
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+/** A real local HTTP receiver; `respond` decides each answer (default 204). */
+export function receiver(
+  respond: (req: Request, n: number) => Response | Promise<Response> = () =>
+    new Response(null, { status: 204 }),
+) {
+  const got: Received[] = [];
+  let n = 0;
+  const server = serveLocal(async (req) => {
+    const body = await req.text();
+    got.push({ headers: Object.fromEntries(req.headers), body, at: Date.now() });
+    return respond(req, ++n);
+  });
+  return { ...server, got, hook: `${server.url}/hook` };
+}
+
+/** Registers `url` for `orgId` and returns the secret (if one was created). */
+export async function register(
+  ctx: TestContext,
+  orgId: string,
+  url: string,
+): Promise<string | undefined> {
+  const token = await ctx.token({ [orgId]: ["owner"] });
+  const res = await ctx.call("POST", "/notification/register/webhook-endpoint", {
+    token,
+    body: { orgId, notificationWebhook: url },
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${text}`);
+  return (JSON.parse(text).data as { secret?: string }).secret;
+}
+
+/** Queues a webhook.test event for `orgId`; returns the event id. */
+export async function sendTest(ctx: TestContext, orgId: string): Promise<string> {
+  const token = await ctx.token({ [orgId]: ["admin"] });
+  const res = await ctx.call("POST", "/notification/webhook-endpoint/test", {
+    token,
+    body: { orgId },
+  });
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`test event failed: ${res.status} ${text}`);
+  return (JSON.parse(text).data as { eventId: string }).eventId;
+}
+
+/** A settable clock for the dispatcher. */
+export function manualClock(start = Date.now()) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => (t += ms), set: (ms: number) => (t = ms) };
+}
