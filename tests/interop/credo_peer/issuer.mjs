@@ -42,9 +42,7 @@ async function shutdown() {
   if (stopping) return;
   stopping = true;
   server?.close();
-  await agent.shutdown().catch((error) =>
-    console.error("shutdown error", error)
-  );
+  await agent.shutdown().catch((error) => console.error("shutdown error", error));
   process.exit(0);
 }
 
@@ -77,11 +75,7 @@ server = createServer(async (req, res) => {
     status = result.status;
     body = result.body;
   } catch (error) {
-    status = error instanceof RecordNotFoundError
-      ? 404
-      : error instanceof SyntaxError
-      ? 400
-      : 500;
+    status = error instanceof RecordNotFoundError ? 404 : error instanceof SyntaxError ? 400 : 500;
     body = { error: error instanceof Error ? error.message : String(error) };
     if (status === 500) console.error("control API error", error);
   }

@@ -8,7 +8,8 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DidCommCredentialState } from "@credo-ts/didcomm";
+import { PeerDidNumAlgo } from "@credo-ts/core";
+import { DidCommConnectionsModuleConfig, DidCommCredentialState } from "@credo-ts/didcomm";
 import { createCredoAgent } from "./lib/credo_agent.mjs";
 import { buildFixtures } from "./lib/fixtures.mjs";
 
@@ -84,9 +85,15 @@ const flows = {};
 let exitCode = 0;
 try {
   const connections = {};
-  for (const handshake of ["didexchange", "connections"]) {
-    const startedIn = holder.recorder.inbound.length;
-    const startedOut = holder.recorder.outbound.length;
+  const handshakes = [
+    ["didexchange_peer4", "didexchange", PeerDidNumAlgo.ShortFormAndLongForm],
+    ["didexchange_peer2", "didexchange", PeerDidNumAlgo.MultipleInceptionKeyWithoutDoc],
+    ["didexchange_peer1", "didexchange", PeerDidNumAlgo.GenesisDoc],
+    ["connections", "connections", undefined],
+  ];
+  const connectionsConfig = holder.agent.dependencyManager.resolve(DidCommConnectionsModuleConfig);
+  for (const [name, handshake, numAlgo] of handshakes) {
+    if (numAlgo !== undefined) connectionsConfig.peerNumAlgoForDidExchangeRequests = numAlgo;
     const t0 = performance.now();
     const invitation = await api("POST", "/invitations", { handshake });
     const { connectionRecord } = await holder.agent.didcomm.oob
@@ -94,7 +101,7 @@ try {
         label: "Credo Holder",
       });
     const holderConn = await waitFor(
-      `${handshake} holder completed`,
+      `${name} holder completed`,
       async () => {
         const c = await holder.agent.didcomm.connections.getById(
           connectionRecord.id,
@@ -103,31 +110,25 @@ try {
       },
     );
     const issuerConn = await waitFor(
-      `${handshake} issuer completed`,
+      `${name} issuer completed`,
       async () =>
         (await api("GET", "/connections")).find((c) =>
           c.outOfBandId === invitation.outOfBandId && c.state === "completed"
         ),
     );
-    timings[`${handshake}HandshakeMs`] = Math.round(performance.now() - t0);
+    timings[`${name}HandshakeMs`] = Math.round(performance.now() - t0);
     check(
-      `${handshake}: both sides completed`,
+      `${name}: both sides completed`,
       holderConn.state === "completed" && issuerConn.state === "completed",
       `protocol ${issuerConn.protocol}, issuer sees theirDid ${
         issuerConn.theirDid?.slice(0, 24)
       }...`,
     );
     check(
-      `${handshake}: issuer sees holder label`,
+      `${name}: issuer sees holder label`,
       issuerConn.theirLabel === "Credo Holder",
     );
-    connections[handshake] = {
-      issuerConn,
-      holderConn,
-      invitation,
-      startedIn,
-      startedOut,
-    };
+    connections[name] = { issuerConn, holderConn, invitation };
   }
 
   for (const [handshake, { issuerConn }] of Object.entries(connections)) {
@@ -152,7 +153,7 @@ try {
   ];
   const credentialOutcomes = {};
   for (const offer of offers) {
-    const conn = connections.didexchange;
+    const conn = connections.didexchange_peer2;
     const t0 = performance.now();
     const sent = await api("POST", "/credentials/offer", {
       connectionId: conn.issuerConn.id,
@@ -181,26 +182,45 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const h = await holder.agent.didcomm.credentials.getById(holderOffer.id);
       const i = await api("GET", `/credentials/${sent.credentialExchangeId}`);
-      const reports = (await api("GET", "/problem-reports")).filter((p) =>
-        p.threadId === sent.threadId
-      );
-      credentialOutcomes[offer.name] = {
-        holderState: h.state,
-        holderError: h.errorMessage ?? null,
-        issuerState: i.state,
-        issuerError: i.errorMessage,
-        problemReportsAtIssuer: reports.length,
-      };
       check(
         "tampered proof: holder does not reach done",
         h.state !== DidCommCredentialState.Done,
-        `holder ${h.state}: ${
-          h.errorMessage ?? "no error"
-        }; issuer ${i.state}; settled=${Boolean(settled)}`,
+        `holder ${h.state}: ${h.errorMessage ?? "no error"}; issuer ${i.state}; settled=${
+          Boolean(settled)
+        }`,
       );
       check(
         "tampered proof: holder stored no extra credential",
         (await holder.agent.w3cCredentials.getAll()).length === 1,
+      );
+      // A holder that rejects the credential reports it; Credo's issuer must record that.
+      await holder.agent.didcomm.credentials.sendProblemReport({
+        credentialExchangeRecordId: holderOffer.id,
+        description: "credential proof does not verify",
+      });
+      const reports = await waitFor("problem report at issuer", async () => {
+        const list = (await api("GET", "/problem-reports")).filter((p) =>
+          p.threadId === sent.threadId
+        );
+        return list.length > 0 && list;
+      });
+      const abandoned = await waitFor("issuer exchange abandoned", async () => {
+        const r = await api("GET", `/credentials/${sent.credentialExchangeId}`);
+        return r.state === "abandoned" && r;
+      });
+      credentialOutcomes[offer.name] = {
+        holderState: h.state,
+        holderError: h.errorMessage ?? null,
+        issuerStateBeforeProblemReport: i.state,
+        issuerStateAfterProblemReport: abandoned.state,
+        issuerErrorMessage: abandoned.errorMessage,
+        problemReportsAtIssuer: reports.length,
+      };
+      check(
+        "tampered proof: issuer logs the holder's problem report and abandons",
+        reports[0].description === "credential proof does not verify" &&
+          abandoned.errorMessage !== null,
+        `${reports[0].type} code=${reports[0].code}; errorMessage=${abandoned.errorMessage}`,
       );
       continue;
     }

@@ -1,8 +1,5 @@
 // JSON control API over a Credo issuer agent (see ../README.md for the routes).
-import {
-  DidCommHandshakeProtocol,
-  DidCommTrustPingEventTypes,
-} from "@credo-ts/didcomm";
+import { DidCommHandshakeProtocol, DidCommTrustPingEventTypes } from "@credo-ts/didcomm";
 
 const CONTEXT_INLINE = { name: "https://schema.org/name" };
 
@@ -177,14 +174,12 @@ export function createControlApi(
       "GET",
       /^\/problem-reports$/,
       () =>
-        recorder.inbound.filter((e) =>
-          String(e.type).endsWith("/problem-report")
-        ).map(problemReportOf),
+        recorder.inbound.filter((e) => String(e.type).endsWith("/problem-report")).map(
+          problemReportOf,
+        ),
     ],
     ["GET", /^\/messages$/, (_m, _b, query) => {
-      const list = query.get("direction") === "out"
-        ? recorder.outbound
-        : recorder.inbound;
+      const list = query.get("direction") === "out" ? recorder.outbound : recorder.inbound;
       return query.get("full") === "1"
         ? list
         : list.map(({ message: _msg, envelope: _env, ...rest }) => rest);

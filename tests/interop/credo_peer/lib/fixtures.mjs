@@ -64,33 +64,36 @@ export function buildFixtures(
     ...issuerOut.map((e) => ({ ...e, from: "issuer" })),
   ]
     .sort((a, b) => a.at.localeCompare(b.at));
-  const flows = { didexchange: [], connections: [], trust_ping: [], other: [] };
+  const flows = {};
+  const threadToFlow = new Map();
+  for (const [name, c] of Object.entries(connections)) {
+    flows[`handshake_${name}`] = { invitation: c.invitation, messages: [] };
+    threadToFlow.set(c.issuerConn.threadId, `handshake_${name}`);
+  }
+  flows.trust_ping = [];
+  flows.other = [];
   const credentialThreads = [];
   for (const e of all) {
     const type = String(e.type);
-    if (type.includes("/didexchange/")) {
-      flows.didexchange.push(entry(e, e.from));
-    } else if (type.includes("/connections/1.0/")) {
-      flows.connections.push(entry(e, e.from));
+    const handshakeFlow = threadToFlow.get(e.thid ?? e.id);
+    if (handshakeFlow && (type.includes("/didexchange/") || type.includes("/connections/1.0/"))) {
+      flows[handshakeFlow].messages.push(entry(e, e.from));
     } else if (type.includes("/trust_ping/")) {
       const seen = flows.trust_ping.some((m) =>
-        m.from === e.from && m.type === type && m.thid === e.thid
+        m.from === e.from && m.type === type &&
+        m.message.response_requested === e.message.response_requested
       );
-      if (!seen) flows.trust_ping.push({ ...entry(e, e.from), thid: e.thid });
+      if (!seen) flows.trust_ping.push(entry(e, e.from));
     } else if (type.includes("/issue-credential/2.0/")) {
       let thread = credentialThreads.find((t) => t.thid === e.thid);
-      if (!thread) {
-        credentialThreads.push(thread = { thid: e.thid, messages: [] });
-      }
+      if (!thread) credentialThreads.push(thread = { thid: e.thid, messages: [] });
       thread.messages.push(entry(e, e.from));
     } else flows.other.push(entry(e, e.from));
   }
   const names = Object.keys(credentialOutcomes);
   credentialThreads.forEach((t, i) => {
     flows[
-      `issue_credential_${
-        (names[i] ?? `thread${i}`).replace(/\W+/g, "_").toLowerCase()
-      }`
+      `issue_credential_${(names[i] ?? `thread${i}`).replace(/\W+/g, "_").toLowerCase()}`
     ] = {
       outcome: credentialOutcomes[names[i]] ?? null,
       messages: t.messages,
@@ -106,10 +109,6 @@ export function buildFixtures(
       core: "0.6.0-alpha-20251127043254",
       didcomm: "0.6.0-alpha-20251127043254",
       node: "0.6.0-alpha-20251127043254",
-    },
-    invitations: {
-      didexchange: connections.didexchange.invitation,
-      connections: connections.connections.invitation,
     },
     timings,
     flows,

@@ -1,11 +1,7 @@
 // Map-backed Credo StorageService: records live in process memory only.
 // Mirrors the semantics of Credo's Askar storage (serialize on write, deserialize
 // on read, tag queries with $and / $or / $not, array tags = "contains all").
-import {
-  JsonTransformer,
-  RecordDuplicateError,
-  RecordNotFoundError,
-} from "@credo-ts/core";
+import { JsonTransformer, RecordDuplicateError, RecordNotFoundError } from "@credo-ts/core";
 
 /** True when the record tags satisfy a Credo tag query. */
 export function tagsMatch(tags, query) {
@@ -124,15 +120,12 @@ export class MapStorageService {
 
   async findByQuery(agentContext, recordClass, query, queryOptions) {
     let entries = [...this.#store(agentContext).values()].filter(
-      (entry) =>
-        entry.type === recordClass.type && tagsMatch(entry.tags, query),
+      (entry) => entry.type === recordClass.type && tagsMatch(entry.tags, query),
     );
     const offset = queryOptions?.offset ?? 0;
     entries = entries.slice(
       offset,
-      queryOptions?.limit === undefined
-        ? undefined
-        : offset + queryOptions.limit,
+      queryOptions?.limit === undefined ? undefined : offset + queryOptions.limit,
     );
     return entries.map((entry) => this.#toInstance(entry, recordClass));
   }

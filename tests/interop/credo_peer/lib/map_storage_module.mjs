@@ -1,9 +1,5 @@
 // Credo module registering the Map-backed storage and marking a fresh store as current.
-import {
-  InjectionSymbols,
-  StorageUpdateService,
-  UpdateAssistant,
-} from "@credo-ts/core";
+import { InjectionSymbols, StorageUpdateService, UpdateAssistant } from "@credo-ts/core";
 import { MapStorageService } from "./map_storage.mjs";
 
 /** Registers MapStorageService under InjectionSymbols.StorageService. */

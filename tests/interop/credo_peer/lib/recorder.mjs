@@ -2,8 +2,7 @@
 // facts (alg, enc, IV length), and can tamper with outbound credentials. It wraps the
 // agent's DidCommEnvelopeService singleton, so it sees exactly what goes on the wire.
 
-const ISSUE_CREDENTIAL_V2 =
-  "https://didcomm.org/issue-credential/2.0/issue-credential";
+const ISSUE_CREDENTIAL_V2 = "https://didcomm.org/issue-credential/2.0/issue-credential";
 
 function b64uDecode(value) {
   return Buffer.from(value, "base64url");
@@ -20,9 +19,7 @@ function envelopeFacts(envelope) {
     recipients: header.recipients.map((r) => ({
       kid: r.header.kid,
       hasSender: r.header.sender !== undefined,
-      ivBytes: r.header.iv === undefined
-        ? null
-        : b64uDecode(r.header.iv).length,
+      ivBytes: r.header.iv === undefined ? null : b64uDecode(r.header.iv).length,
     })),
   };
 }

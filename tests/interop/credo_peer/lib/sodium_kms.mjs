@@ -2,10 +2,7 @@
 // lacks (ECDH-HSALSA20 + XSALSA20-POLY1305 = libsodium crypto_box / crypto_box_seal).
 // Every other operation is delegated unchanged.
 import { Kms, TypedArrayEncoder } from "@credo-ts/core";
-import {
-  NodeInMemoryKeyManagementStorage,
-  NodeKeyManagementService,
-} from "@credo-ts/node";
+import { NodeInMemoryKeyManagementStorage, NodeKeyManagementService } from "@credo-ts/node";
 import sodium from "libsodium-wrappers";
 
 await sodium.ready;

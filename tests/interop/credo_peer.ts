@@ -1,0 +1,294 @@
+/**
+ * Launcher for the real Credo (credo-ts 0.6 alpha) DIDComm v1 ISSUER peer in
+ * `tests/interop/credo_peer/issuer.mjs`. Spawns it with Node.js on free 127.0.0.1 ports,
+ * waits for its `READY {...}` line and wraps its JSON control API.
+ *
+ * Needs `bash tests/interop/setup.sh` (npm ci) to have run once.
+ */
+
+const PEER_DIR = new URL("./credo_peer/", import.meta.url);
+
+/** Options for {@link startCredoIssuer}. */
+export interface CredoIssuerOptions {
+  /** DIDComm inbound HTTP port; 0 (default) picks a free one. */
+  didcommPort?: number;
+  /** Control API port; 0 (default) picks a free one. */
+  controlPort?: number;
+  /** Milliseconds to wait for READY (default 20000). */
+  startupTimeoutMs?: number;
+  /** Credo log level: test | trace | debug | info | warn (default) | error | fatal | off. */
+  logLevel?: string;
+  /** Node.js executable (default `node` on PATH, or $NODE_BIN). */
+  nodePath?: string;
+}
+
+/** A Credo connection record as the control API returns it. */
+export interface CredoConnection {
+  id: string;
+  state: string;
+  role: string;
+  did: string | null;
+  theirDid: string | null;
+  theirLabel: string | null;
+  protocol: string | null;
+  outOfBandId: string | null;
+  threadId: string | null;
+  errorMessage: string | null;
+  createdAt: string | null;
+}
+
+/** A Credo credential exchange record as the control API returns it. */
+export interface CredoCredentialExchange {
+  id: string;
+  state: string;
+  role: string;
+  threadId: string;
+  connectionId: string | null;
+  protocolVersion: string;
+  errorMessage: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  /** Only from {@link CredoIssuer.credential}: offer/request/credential format data. */
+  formatData?: Record<string, unknown>;
+}
+
+/** A received trust ping response. */
+export interface CredoTrustPingResponse {
+  connectionId: string | null;
+  threadId: string;
+  id: string;
+  receivedAt: string;
+}
+
+/** A problem report the issuer received (any protocol). */
+export interface CredoProblemReport {
+  type: string;
+  id: string;
+  threadId: string | null;
+  pthid: string | null;
+  code: string | null;
+  description: string | null;
+  receivedAt: string;
+  message: Record<string, unknown>;
+}
+
+/** One logged DIDComm message (plaintext; `message`/`envelope` only with `full`). */
+export interface CredoLoggedMessage {
+  direction: "in" | "out";
+  at: string;
+  type: string;
+  id: string;
+  thid: string | null;
+  pthid: string | null;
+  envelope?: Record<string, unknown>;
+  message?: Record<string, unknown>;
+}
+
+/** Options of {@link CredoIssuer.offerCredential}. */
+export interface CredoOfferOptions {
+  connectionId: string;
+  /** Default `{ name: "Alice" }` (the inline context defines only `name`). */
+  credentialSubject?: Record<string, unknown>;
+  /** "proof": the issue-credential message Credo sends carries a corrupted proof signature. */
+  tamper?: "proof" | "none";
+  /** Default Ed25519Signature2018 (the only suite Credo can sign with a did:key issuer). */
+  proofType?: string;
+  /** Extra inline JSON-LD context replacing `{ name: "https://schema.org/name" }`. */
+  context?: Record<string, unknown>;
+  comment?: string;
+}
+
+/** A running Credo issuer process. */
+export interface CredoIssuer {
+  didcommPort: number;
+  controlPort: number;
+  /** DIDComm endpoint, `http://127.0.0.1:<didcommPort>`. */
+  endpoint: string;
+  /** The issuer's did:key (Ed25519) used to sign credentials. */
+  issuerDid: string;
+  /** Milliseconds from Node process start to READY, as the peer measured it. */
+  startupMs: number;
+  /** Resident memory in MiB at READY. */
+  rssMb: number;
+  createInvitation(
+    handshake?: "didexchange" | "connections" | "connections-legacy",
+  ): Promise<{ invitationUrl: string; outOfBandId: string; invitation?: Record<string, unknown> }>;
+  connections(): Promise<CredoConnection[]>;
+  connection(id: string): Promise<CredoConnection>;
+  trustPing(connectionId: string): Promise<{ id: string; threadId: string }>;
+  trustPings(): Promise<CredoTrustPingResponse[]>;
+  offerCredential(
+    options: CredoOfferOptions,
+  ): Promise<{ credentialExchangeId: string; threadId: string }>;
+  credentials(): Promise<CredoCredentialExchange[]>;
+  credential(id: string): Promise<CredoCredentialExchange>;
+  problemReports(): Promise<CredoProblemReport[]>;
+  messages(options?: { direction?: "in" | "out"; full?: boolean }): Promise<CredoLoggedMessage[]>;
+  /** Polls until the issuer's connection for `outOfBandId` reaches `state` (default completed). */
+  waitForConnection(
+    outOfBandId: string,
+    state?: string,
+    timeoutMs?: number,
+  ): Promise<CredoConnection>;
+  /** Polls until the credential exchange reaches `state` (default done). */
+  waitForCredential(
+    id: string,
+    state?: string,
+    timeoutMs?: number,
+  ): Promise<CredoCredentialExchange>;
+  /** The peer's stderr so far (Credo logs), last 64 KiB. */
+  logs(): string;
+  /** Shuts the peer down (control API, then SIGKILL after 3 s) and awaits its exit. */
+  close(): Promise<void>;
+}
+
+/** Polls `fn` every 50 ms until it returns a truthy value. */
+async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Credo peer: timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Keeps the tail of a text stream in memory. */
+function collectTail(stream: ReadableStream<Uint8Array>, limit = 65536) {
+  let text = "";
+  const done = (async () => {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      text = (text + chunk).slice(-limit);
+    }
+  })();
+  return { text: () => text, done };
+}
+
+/** Reads lines from stdout until `READY {...}`, then keeps draining in the background. */
+async function readReady(stream: ReadableStream<Uint8Array>, timeoutMs: number) {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("Credo peer: no READY line in time")), timeoutMs);
+  });
+  try {
+    for (;;) {
+      const { value, done } = await Promise.race([reader.read(), timeout]);
+      if (done) throw new Error("Credo peer: exited before READY");
+      buffer += value;
+      const line = buffer.split("\n").find((l) => l.startsWith("READY "));
+      if (line) {
+        const drained = (async () => {
+          while (!(await reader.read()).done) { /* discard */ }
+        })();
+        return { ready: JSON.parse(line.slice(6)) as Record<string, unknown>, drained };
+      }
+    }
+  } catch (error: unknown) {
+    await reader.cancel().catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Starts the Credo issuer peer; always `close()` it (e.g. in `finally`). */
+export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promise<CredoIssuer> {
+  try {
+    Deno.statSync(new URL("node_modules/@credo-ts/core/package.json", PEER_DIR));
+  } catch {
+    throw new Error("Credo peer dependencies missing: run `bash tests/interop/setup.sh`");
+  }
+  const child = new Deno.Command(options.nodePath ?? Deno.env.get("NODE_BIN") ?? "node", {
+    args: [
+      new URL("issuer.mjs", PEER_DIR).pathname,
+      "--didcomm-port",
+      String(options.didcommPort ?? 0),
+      "--control-port",
+      String(options.controlPort ?? 0),
+    ],
+    cwd: PEER_DIR.pathname,
+    env: { CREDO_LOG: options.logLevel ?? "warn" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = collectTail(child.stderr);
+  let ready: Record<string, unknown>;
+  let drained: Promise<void>;
+  try {
+    ({ ready, drained } = await readReady(child.stdout, options.startupTimeoutMs ?? 20000));
+  } catch (error: unknown) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+    await child.status;
+    await stderr.done;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\n--- peer stderr ---\n${stderr.text()}`);
+  }
+  const base = `http://127.0.0.1:${ready.controlPort}`;
+  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) {
+      throw new Error(`Credo peer ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    }
+    return json as T;
+  };
+  let closed: Promise<void> | undefined;
+  const issuer: CredoIssuer = {
+    didcommPort: Number(ready.didcommPort),
+    controlPort: Number(ready.controlPort),
+    endpoint: String(ready.endpoint),
+    issuerDid: String(ready.issuerDid),
+    startupMs: Number(ready.startupMs),
+    rssMb: Number(ready.rssMb),
+    createInvitation: (handshake = "didexchange") => api("POST", "/invitations", { handshake }),
+    connections: () => api("GET", "/connections"),
+    connection: (id) => api("GET", `/connections/${encodeURIComponent(id)}`),
+    trustPing: (id) => api("POST", `/connections/${encodeURIComponent(id)}/trust-ping`),
+    trustPings: () => api("GET", "/trust-pings"),
+    offerCredential: (offer) => api("POST", "/credentials/offer", offer),
+    credentials: () => api("GET", "/credentials"),
+    credential: (id) => api("GET", `/credentials/${encodeURIComponent(id)}`),
+    problemReports: () => api("GET", "/problem-reports"),
+    messages: ({ direction = "in", full = false } = {}) =>
+      api("GET", `/messages?direction=${direction}${full ? "&full=1" : ""}`),
+    waitForConnection: (outOfBandId, state = "completed", timeoutMs = 15000) =>
+      poll(
+        `connection of ${outOfBandId} in state ${state}`,
+        async () =>
+          (await issuer.connections()).find((c) =>
+            c.outOfBandId === outOfBandId && c.state === state
+          ),
+        timeoutMs,
+      ),
+    waitForCredential: (id, state = "done", timeoutMs = 15000) =>
+      poll(`credential exchange ${id} in state ${state}`, async () => {
+        const record = await issuer.credential(id);
+        return record.state === state ? record : undefined;
+      }, timeoutMs),
+    logs: () => stderr.text(),
+    close: () => {
+      closed ??= (async () => {
+        await api("POST", "/shutdown").catch(() => {});
+        const timer = setTimeout(() => {
+          try {
+            child.kill("SIGKILL");
+          } catch { /* already exited */ }
+        }, 3000);
+        await child.status;
+        clearTimeout(timer);
+        await Promise.all([drained, stderr.done]);
+      })();
+      return closed;
+    },
+  };
+  return issuer;
+}
