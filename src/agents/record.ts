@@ -1,0 +1,71 @@
+/**
+ * The org agent configuration as stored (`keys.agent(orgId)`) and as shown to callers.
+ *
+ * @module
+ */
+import { keys } from "../kv/keys.ts";
+
+/** When a received credential offer is accepted without a person: never, after content approval, always. */
+export const AUTO_ACCEPT_POLICIES = ["never", "contentApproved", "always"] as const;
+/** One of {@link AUTO_ACCEPT_POLICIES}; default `never`. */
+export type AutoAcceptPolicy = typeof AUTO_ACCEPT_POLICIES[number];
+
+/** Stored agent configuration of one org. Secrets only as a salted hash / keyed lookup id. */
+export interface AgentRecord {
+  /** UUID v7. */
+  id: string;
+  orgId: string;
+  /** The agent's label (DIDComm `label`). */
+  walletName: string;
+  /** DIDComm endpoint advertised in the agent DID; `${PUBLIC_URL}/didcomm` unless a relay is in front. */
+  agentEndpoint: string;
+  /** The org agent's `did:peer:2`. */
+  did: string;
+  /** base58 Ed25519 verkey of the agent DID's key. */
+  verkey: string;
+  /** Wallet key id of that key (`keys.agentKey(orgId, keyId)`). */
+  keyId: string;
+  /** `hashSecret(apiKey)`: salted PBKDF2, only compared. */
+  apiKeyHash: string;
+  /** Keyed HMAC of the apiKey (hex) that finds the org from the key alone (`keys.agentByApiKey`). */
+  apiKeyLookup: string;
+  autoAcceptCredentials: AutoAcceptPolicy;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What responses show: never the key, its hash or its lookup id. */
+export interface AgentView {
+  id: string;
+  orgId: string;
+  walletName: string;
+  agentEndpoint: string;
+  did: string;
+  verkey: string;
+  autoAcceptCredentials: AutoAcceptPolicy;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The public view of a record. */
+export function agentView(r: AgentRecord): AgentView {
+  return {
+    id: r.id,
+    orgId: r.orgId,
+    walletName: r.walletName,
+    agentEndpoint: r.agentEndpoint,
+    did: r.did,
+    verkey: r.verkey,
+    autoAcceptCredentials: r.autoAcceptCredentials,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+/** Reads the org's agent record with its versionstamp. */
+export async function readAgent(
+  kv: Deno.Kv,
+  orgId: string,
+): Promise<Deno.KvEntryMaybe<AgentRecord>> {
+  return await kv.get<AgentRecord>(keys.agent(orgId));
+}

@@ -1,0 +1,131 @@
+/**
+ * The service's own JWT signing key (Ed25519, EdDSA) for agent tokens.
+ *
+ * Created once per database, race-safely (`check(versionstamp: null)`; a loser reads the
+ * winner's key), stored at `keys.serviceSigningKey()` with the private JWK sealed with
+ * SECRETS_KEY. {@link serviceSigner} also registers the issuer with the token verifier, so agent
+ * tokens are accepted beside identity provider tokens.
+ *
+ * @module
+ */
+import * as jose from "jose";
+import type { Config } from "../config.ts";
+import type { AppDeps } from "../deps.ts";
+import { keys } from "../kv/keys.ts";
+
+/** Stored form of the signing key. */
+interface StoredSigningKey {
+  kid: string;
+  alg: "EdDSA";
+  publicJwk: jose.JWK;
+  /** The private JWK as JSON, sealed with AAD {@link AAD}. */
+  sealedPrivateJwk: string;
+  createdAt: string;
+}
+
+const AAD = "service_signing_key";
+
+/** Agent token lifetime: 15 minutes. */
+export const AGENT_TOKEN_TTL_SECONDS = 15 * 60;
+
+/** Issuer (and audience) of agent tokens: `${PUBLIC_URL}/agent`. */
+export function agentIssuer(config: Config): string {
+  return `${config.publicUrl}/agent`;
+}
+
+/** Signs agent tokens. */
+export interface ServiceSigner {
+  issuer: string;
+  kid: string;
+  /** Mints the org-scoped agent token (role `member` in `orgId`), valid for 15 minutes. */
+  mintAgentToken(orgId: string): Promise<{ token: string; expiresIn: number }>;
+}
+
+const signers = new WeakMap<AppDeps, Promise<ServiceSigner>>();
+
+/**
+ * The signer of `deps` (loaded or created once per deps) with its issuer trusted by
+ * `deps.verifier`. Throws when the stored key does not open (SECRETS_KEY changed).
+ */
+export function serviceSigner(deps: AppDeps): Promise<ServiceSigner> {
+  let s = signers.get(deps);
+  if (!s) {
+    s = loadSigner(deps);
+    s.catch(() => signers.delete(deps));
+    signers.set(deps, s);
+  }
+  return s;
+}
+
+async function loadOrCreate(deps: AppDeps): Promise<StoredSigningKey> {
+  const existing = await deps.kv.get<StoredSigningKey>(keys.serviceSigningKey());
+  if (existing.value) return existing.value;
+  const { privateKey, publicKey } = await jose.generateKeyPair("EdDSA", {
+    crv: "Ed25519",
+    extractable: true,
+  });
+  const publicJwk = await jose.exportJWK(publicKey);
+  const kid = await jose.calculateJwkThumbprint(publicJwk);
+  const privateJwk = await jose.exportJWK(privateKey);
+  const stored: StoredSigningKey = {
+    kid,
+    alg: "EdDSA",
+    publicJwk: { ...publicJwk, kid, alg: "EdDSA", use: "sig" },
+    sealedPrivateJwk: await deps.secrets.seal(JSON.stringify(privateJwk), AAD),
+    createdAt: new Date(deps.now()).toISOString(),
+  };
+  const res = await deps.kv.atomic()
+    .check({ key: keys.serviceSigningKey(), versionstamp: null })
+    .set(keys.serviceSigningKey(), stored)
+    .commit();
+  if (res.ok) return stored;
+  const winner = await deps.kv.get<StoredSigningKey>(keys.serviceSigningKey());
+  if (!winner.value) throw new Error("service signing key vanished while being created");
+  return winner.value;
+}
+
+async function loadSigner(deps: AppDeps): Promise<ServiceSigner> {
+  const stored = await loadOrCreate(deps);
+  let privateJwk: jose.JWK;
+  try {
+    privateJwk = JSON.parse(await deps.secrets.openString(stored.sealedPrivateJwk, AAD));
+  } catch (err) {
+    throw new Error(
+      "The service signing key in KV cannot be decrypted with this SECRETS_KEY.",
+      { cause: err },
+    );
+  }
+  const privateKey = await jose.importJWK(privateJwk, "EdDSA");
+  const publicKey = await jose.importJWK(stored.publicJwk, "EdDSA");
+  const issuer = agentIssuer(deps.config);
+  if (issuer === deps.config.auth.issuer) {
+    throw new Error(`AUTH_ISSUER must differ from the agent token issuer "${issuer}".`);
+  }
+  deps.verifier.trust({
+    issuer,
+    audience: [issuer],
+    algorithms: ["EdDSA"],
+    key: publicKey,
+    kind: "agent",
+  });
+  return {
+    issuer,
+    kid: stored.kid,
+    async mintAgentToken(orgId) {
+      const now = Math.floor(deps.now() / 1000);
+      const token = await new jose.SignJWT({
+        resource_access: { [orgId]: { roles: ["member"] } },
+        org_id: orgId,
+      })
+        .setProtectedHeader({ alg: "EdDSA", kid: stored.kid, typ: "JWT" })
+        .setIssuer(issuer)
+        .setAudience(issuer)
+        .setSubject(`agent:${orgId}`)
+        .setIssuedAt(now)
+        .setExpirationTime(now + AGENT_TOKEN_TTL_SECONDS)
+        .setJti(crypto.randomUUID())
+        .sign(privateKey);
+      return { token, expiresIn: AGENT_TOKEN_TTL_SECONDS };
+    },
+  };
+}

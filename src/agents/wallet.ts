@@ -1,0 +1,196 @@
+/**
+ * The org wallet: Ed25519 keys for DIDComm, private halves sealed with SECRETS_KEY.
+ *
+ * Storage: `keys.agentKey(orgId, keyId)` → {@link WalletKeyRecord} (the 32-byte seed sealed with
+ * AAD `agent_key:<orgId>:<keyId>`), and `keys.agentByVerkey(verkey)` → {@link WalletKeyPointer}.
+ * Both are written in one atomic operation; the pointer is checked absent so two keys never share
+ * a verkey. The DIDComm layer finds an inbound envelope's org with {@link findWalletKeyByVerkey}
+ * and may create per-connection keys with {@link newWalletKey} + {@link writeWalletKey}.
+ *
+ * @module
+ */
+import type { SecretBox } from "../crypto/secret_box.ts";
+import { bytesToVerkey, generateEd25519KeyPair } from "../didcomm/keys.ts";
+import { timeId } from "../kv/ids.ts";
+import { keys } from "../kv/keys.ts";
+import type { AgentRecord, AutoAcceptPolicy } from "./record.ts";
+
+/** A stored wallet key. */
+export interface WalletKeyRecord {
+  keyId: string;
+  orgId: string;
+  /** The `AgentRecord.id` the key belongs to; a key of a removed agent never opens again. */
+  agentId: string;
+  /** base58 Ed25519 public key. */
+  verkey: string;
+  /** `agent`: the key of the org's agent DID; `connection`: a per-connection key. */
+  purpose: "agent" | "connection";
+  /** The 32-byte Ed25519 seed, sealed (`SecretBox.seal`, AAD {@link walletKeyAad}). */
+  sealedSeed: string;
+  createdAt: string;
+}
+
+/** Value of `keys.agentByVerkey(verkey)`. */
+export interface WalletKeyPointer {
+  orgId: string;
+  keyId: string;
+}
+
+/** An opened wallet key: what envelope packing and unpacking needs. */
+export interface WalletKey {
+  orgId: string;
+  keyId: string;
+  verkey: string;
+  publicKey: Uint8Array;
+  /** 64-byte libsodium Ed25519 secret key (`seed || publicKey`). Keep in memory only. */
+  secretKey: Uint8Array;
+}
+
+/** The org's agent identity as the DIDComm layer needs it (no secrets). */
+export interface OrgWallet {
+  orgId: string;
+  /** `AgentRecord.id`: pass it to {@link newWalletKey} for per-connection keys. */
+  agentId: string;
+  /** DIDComm `label` (the configured `walletName`). */
+  label: string;
+  did: string;
+  verkey: string;
+  keyId: string;
+  agentEndpoint: string;
+  autoAcceptCredentials: AutoAcceptPolicy;
+}
+
+/** AAD that binds a sealed seed to its place. */
+export const walletKeyAad = (orgId: string, keyId: string) => `agent_key:${orgId}:${keyId}`;
+
+/**
+ * Generates a key for `orgId` and seals its seed. Nothing is written: add the result to an atomic
+ * operation with {@link writeWalletKey} (together with whatever uses the key).
+ */
+export async function newWalletKey(
+  secrets: SecretBox,
+  orgId: string,
+  agentId: string,
+  opts: { purpose?: WalletKeyRecord["purpose"]; now?: number } = {},
+): Promise<{ record: WalletKeyRecord; publicKey: Uint8Array }> {
+  const now = opts.now ?? Date.now();
+  const kp = await generateEd25519KeyPair();
+  const keyId = timeId(now);
+  const record: WalletKeyRecord = {
+    keyId,
+    orgId,
+    agentId,
+    verkey: kp.verkey,
+    purpose: opts.purpose ?? "connection",
+    sealedSeed: await secrets.seal(kp.seed, walletKeyAad(orgId, keyId)),
+    createdAt: new Date(now).toISOString(),
+  };
+  kp.seed.fill(0);
+  kp.secretKey.fill(0);
+  return { record, publicKey: kp.publicKey };
+}
+
+/** Adds a wallet key and its verkey pointer to `op` (the pointer must not exist yet). */
+export function writeWalletKey(op: Deno.AtomicOperation, record: WalletKeyRecord): void {
+  const pointer: WalletKeyPointer = { orgId: record.orgId, keyId: record.keyId };
+  op.check({ key: keys.agentKey(record.orgId, record.keyId), versionstamp: null })
+    .check({ key: keys.agentByVerkey(record.verkey), versionstamp: null })
+    .set(keys.agentKey(record.orgId, record.keyId), record)
+    .set(keys.agentByVerkey(record.verkey), pointer);
+}
+
+/** Opens a stored key. Throws when the seal does not open (wrong SECRETS_KEY, tampering). */
+export async function openWalletKey(
+  secrets: SecretBox,
+  record: WalletKeyRecord,
+): Promise<WalletKey> {
+  const seed = await secrets.open(record.sealedSeed, walletKeyAad(record.orgId, record.keyId));
+  const kp = await generateEd25519KeyPair(seed);
+  seed.fill(0);
+  if (bytesToVerkey(kp.publicKey) !== record.verkey) {
+    throw new Error(`wallet key ${record.keyId} of org ${record.orgId} does not match its verkey`);
+  }
+  return {
+    orgId: record.orgId,
+    keyId: record.keyId,
+    verkey: record.verkey,
+    publicKey: kp.publicKey,
+    secretKey: kp.secretKey,
+  };
+}
+
+/**
+ * Finds the org and opened key owning a base58 verkey (an inbound envelope's recipient `kid`).
+ * Undefined when no configured org holds it (also for leftovers of a removed agent).
+ */
+export async function findWalletKeyByVerkey(
+  kv: Deno.Kv,
+  secrets: SecretBox,
+  verkey: string,
+): Promise<WalletKey | undefined> {
+  const ptr = await kv.get<WalletKeyPointer>(keys.agentByVerkey(verkey));
+  if (!ptr.value) return undefined;
+  const { orgId, keyId } = ptr.value;
+  const [key, agent] = await kv.getMany<[WalletKeyRecord, AgentRecord]>([
+    keys.agentKey(orgId, keyId),
+    keys.agent(orgId),
+  ]);
+  if (
+    !key?.value || !agent?.value || key.value.verkey !== verkey ||
+    key.value.agentId !== agent.value.id
+  ) return undefined;
+  return await openWalletKey(secrets, key.value);
+}
+
+/** The org's agent identity (label, DID, verkey, endpoint, auto-accept policy), or undefined. */
+export async function getOrgWallet(kv: Deno.Kv, orgId: string): Promise<OrgWallet | undefined> {
+  const r = (await kv.get<AgentRecord>(keys.agent(orgId))).value;
+  if (!r) return undefined;
+  return {
+    orgId: r.orgId,
+    agentId: r.id,
+    label: r.walletName,
+    did: r.did,
+    verkey: r.verkey,
+    keyId: r.keyId,
+    agentEndpoint: r.agentEndpoint,
+    autoAcceptCredentials: r.autoAcceptCredentials,
+  };
+}
+
+/** The org's auto-accept policy for received credentials; `never` when no agent is configured. */
+export async function getAutoAcceptPolicy(kv: Deno.Kv, orgId: string): Promise<AutoAcceptPolicy> {
+  return (await getOrgWallet(kv, orgId))?.autoAcceptCredentials ?? "never";
+}
+
+/**
+ * Deletes the wallet keys of agent `agentId` of `orgId` and their verkey pointers, in batches
+ * (each key with its pointer atomically). Keys of another agent of the org are left alone, so a
+ * removal that races a new configuration cannot take the new agent's keys. Returns the count.
+ */
+export async function deleteWalletKeys(
+  kv: Deno.Kv,
+  orgId: string,
+  agentId: string,
+): Promise<number> {
+  let removed = 0;
+  let batch: WalletKeyRecord[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const op = kv.atomic();
+    for (const k of batch) {
+      op.delete(keys.agentKey(orgId, k.keyId));
+      op.delete(keys.agentByVerkey(k.verkey));
+    }
+    await op.commit();
+    removed += batch.length;
+    batch = [];
+  };
+  for await (const e of kv.list<WalletKeyRecord>({ prefix: keys.agentKeyPrefix(orgId) })) {
+    if (e.value.agentId !== agentId) continue;
+    batch.push(e.value);
+    if (batch.length >= 200) await flush();
+  }
+  await flush();
+  return removed;
+}
