@@ -58,6 +58,15 @@ export class Dispatcher {
   #woken = false;
   #loop: Promise<void> | null = null;
   readonly #idleWaiters: (() => void)[] = [];
+  /**
+   * Where the next scan starts when the last one stopped at its window with room left: scans go
+   * round a long backlog, so one org's due messages at the front cannot hide other orgs'.
+   */
+  #scanFrom: Deno.KvKey | null = null;
+  /** The last scan passed over due messages because their org was at its concurrency limit. */
+  #skippedBusy = false;
+  /** Org of message ids seen (an id never changes org), so a busy org's backlog costs no reads. */
+  readonly #orgOf = new Map<string, string>();
 
   constructor(kv: Deno.Kv, opts: DispatcherOptions = {}) {
     this.#kv = kv;
@@ -112,7 +121,7 @@ export class Dispatcher {
       const started = await this.#claimBatch();
       total += started;
       await this.idle();
-      if (started === 0) return total;
+      if (started === 0 && this.#scanFrom === null) return total;
     }
   }
 
@@ -125,8 +134,16 @@ export class Dispatcher {
         log("error", "outbox scan failed", { error: err });
       }
       if (!this.#running) break;
-      if (started > 0 && this.#inflight < this.#concurrency) continue;
-      await this.#sleep(started > 0 ? this.#pollMs : await this.#untilNextDue());
+      const full = this.#inflight >= this.#concurrency;
+      if (started > 0 && !full) continue;
+      let ms: number;
+      // Full, or only busy orgs' messages were due: a finished attempt wakes the loop.
+      if (started > 0 || full) ms = this.#pollMs;
+      // The scan stopped at its window: go on round the backlog soon, without spinning.
+      else if (this.#scanFrom !== null) ms = Math.min(this.#pollMs, 10);
+      else if (this.#skippedBusy) ms = this.#pollMs;
+      else ms = await this.#untilNextDue();
+      await this.#sleep(ms);
     }
   }
 
@@ -163,24 +180,46 @@ export class Dispatcher {
     if (free <= 0) return 0;
     const now = this.#now();
     let started = 0;
-    const iter = this.#kv.list<string>(
-      { prefix: keys.outboxDuePrefix(), end: [...keys.outboxDuePrefix(), now + 1] },
-      { limit: Math.max(free * 4, 16) },
-    );
+    const prefix = keys.outboxDuePrefix();
+    const end = [...prefix, now + 1];
+    const window = Math.max(free * 4, 16);
+    const from = this.#scanFrom !== null && (this.#scanFrom[1] as number) <= now
+      ? this.#scanFrom
+      : null;
+    this.#scanFrom = null;
+    this.#skippedBusy = false;
+    let examined = 0;
+    let lastKey: Deno.KvKey | null = null;
+    const iter = this.#kv.list<string>(from ? { start: from, end } : { prefix, end }, {
+      limit: window,
+    });
     for await (const due of iter) {
       if (started >= free) break;
+      examined++;
+      lastKey = due.key;
       const id = due.value;
       if (this.#inflightIds.has(id)) continue;
+      const knownOrg = this.#orgOf.get(id);
+      if (knownOrg !== undefined && (this.#inflightByOrg.get(knownOrg) ?? 0) >= this.#perOrg) {
+        this.#skippedBusy = true;
+        continue;
+      }
       const cur = await retryBusy(() => this.#kv.get<OutboxMessage>(keys.outboxMessage(id)));
       const msg = cur.value;
       if (!msg || msg.status !== "pending" || msg.dueAt !== due.key[1]) {
         // A pointer left behind by a finished or rescheduled message.
+        this.#orgOf.delete(id);
         await this.#kv.atomic().check(due).delete(due.key).commit().catch(() => {});
         continue;
       }
       if (msg.dueAt > now) continue;
       const org = msg.orgId ?? "";
-      if ((this.#inflightByOrg.get(org) ?? 0) >= this.#perOrg) continue;
+      if (this.#orgOf.size >= 100_000) this.#orgOf.delete(this.#orgOf.keys().next().value!);
+      this.#orgOf.set(id, org);
+      if ((this.#inflightByOrg.get(org) ?? 0) >= this.#perOrg) {
+        this.#skippedBusy = true;
+        continue;
+      }
       const leaseUntil = now + this.#leaseMs;
       const claimed: OutboxMessage = {
         ...msg,
@@ -202,6 +241,8 @@ export class Dispatcher {
         this.wake();
       });
     }
+    // Stopped at the window with room left: the next scan goes on from here (inclusive).
+    if (examined >= window && started < free) this.#scanFrom = lastKey;
     return started;
   }
 
