@@ -1,8 +1,10 @@
 /** Shared setup of the webhook tests: a context with the feature, and a recording receiver. */
+import { Webhook } from "standardwebhooks";
 import {
   type ContextOptions,
   createTestContext,
   serveLocal,
+  signToken,
   type TestContext,
 } from "../support/context.ts";
 import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
@@ -44,13 +46,31 @@ export function receiver(
   return { ...server, got, hook: `${server.url}/hook` };
 }
 
+/**
+ * A long-lived owner/admin token: tests that move the injected clock by days still
+ * authenticate (the verifier uses the same clock).
+ */
+export function adminToken(ctx: TestContext, orgs: Record<string, string[]>): Promise<string> {
+  return signToken(ctx.idp, { orgs, expiresIn: "1000h" });
+}
+
+/**
+ * Checks a request's signature with the standardwebhooks library's signer, at the request's own
+ * timestamp (`verify` would compare it with the wall clock, which an injected clock runs ahead of).
+ */
+export function signedBy(secret: string, got: Received): boolean {
+  const ts = new Date(Number(got.headers["webhook-timestamp"]) * 1000);
+  const expected = new Webhook(secret).sign(got.headers["webhook-id"]!, ts, got.body);
+  return got.headers["webhook-signature"]!.split(" ").includes(expected);
+}
+
 /** Registers `url` for `orgId` and returns the secret (if one was created). */
 export async function register(
   ctx: TestContext,
   orgId: string,
   url: string,
 ): Promise<string | undefined> {
-  const token = await ctx.token({ [orgId]: ["owner"] });
+  const token = await adminToken(ctx, { [orgId]: ["owner"] });
   const res = await ctx.call("POST", "/notification/register/webhook-endpoint", {
     token,
     body: { orgId, notificationWebhook: url },
@@ -62,7 +82,7 @@ export async function register(
 
 /** Queues a webhook.test event for `orgId`; returns the event id. */
 export async function sendTest(ctx: TestContext, orgId: string): Promise<string> {
-  const token = await ctx.token({ [orgId]: ["admin"] });
+  const token = await adminToken(ctx, { [orgId]: ["admin"] });
   const res = await ctx.call("POST", "/notification/webhook-endpoint/test", {
     token,
     body: { orgId },
