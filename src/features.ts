@@ -2,13 +2,19 @@ import type { Feature } from "./app.ts";
 import type { AppDeps } from "./deps.ts";
 import { agentsFeature } from "./agents/routes.ts";
 import { setupAgents } from "./agents/setup.ts";
+import { didcommFeature, setupDidcomm } from "./didcomm/feature.ts";
+import { setupWebhooks, webhooksFeature } from "./webhooks/feature.ts";
 
 /** Every feature router, in mount order. */
 export const features: Feature[] = [
   agentsFeature,
+  didcommFeature,
+  webhooksFeature,
 ];
 
 /** Registers every outbox handler and trusted token issuer of the features. */
 export async function setupFeatures(deps: AppDeps): Promise<void> {
   await setupAgents(deps);
+  await setupDidcomm(deps);
+  await setupWebhooks(deps);
 }
