@@ -1,0 +1,320 @@
+/**
+ * The JSON-LD credential format of Issue Credential 2.0 (Aries RFC 0593) for the holder: reading
+ * offers (`aries/ld-proof-vc-detail@v1.0`), building the request, reading the issued credential
+ * (`aries/ld-proof-vc@v1.0`) and checking it is the one requested. Pure functions; errors as
+ * values.
+ *
+ * @module
+ */
+import type { CredentialAttribute } from "./record.ts";
+import { LD_PROOF_VC, LD_PROOF_VC_DETAIL } from "./messages.ts";
+
+/** A decoded `ld-proof-vc-detail`: the credential to issue and the proof options. */
+export interface LdProofVcDetail extends Record<string, unknown> {
+  credential: Record<string, unknown>;
+  options: Record<string, unknown> & { proofType: string; proofPurpose?: string };
+}
+
+/** Proof suites this holder can verify. */
+export const SUPPORTED_PROOF_TYPES = ["Ed25519Signature2018", "Ed25519Signature2020"];
+
+/** Formats we recognise but cannot process (no AnonCreds library can be installed here). */
+const ANONCREDS_FORMATS = [
+  "hlindy/cred-abstract@v2.0",
+  "anoncreds/credential-offer@v1.0",
+  "hlindy/cred@v2.0",
+  "anoncreds/credential@v1.0",
+];
+
+/** Largest decoded attachment accepted (bytes). */
+const MAX_ATTACHMENT = 256 * 1024;
+
+/** Result of reading an offer. */
+export type OfferParse =
+  | {
+    ok: true;
+    detail: LdProofVcDetail;
+    attributes: CredentialAttribute[];
+    metadata: Record<string, Record<string, unknown>>;
+  }
+  /** `unsupported`: well formed, but a format or proof type we cannot process. */
+  | {
+    ok: false;
+    kind: "malformed" | "unsupported";
+    reason: string;
+    format?: string;
+    metadata?: Record<string, Record<string, unknown>>;
+  };
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
+
+/** Decodes an attachment's `data.json` or `data.base64` to a JSON value. */
+export function decodeAttachment(attachment: unknown): { ok: true; value: unknown } | {
+  ok: false;
+  reason: string;
+} {
+  if (!isObject(attachment) || !isObject(attachment.data)) {
+    return { ok: false, reason: "the attachment has no data" };
+  }
+  const data = attachment.data;
+  if (data.json !== undefined) return { ok: true, value: data.json };
+  if (typeof data.base64 !== "string") {
+    return { ok: false, reason: "the attachment data is neither json nor base64" };
+  }
+  try {
+    const b64 = data.base64.replace(/-/g, "+").replace(/_/g, "/").replace(/\s/g, "");
+    const bin = atob(b64.padEnd(Math.ceil(b64.length / 4) * 4, "="));
+    if (bin.length > MAX_ATTACHMENT) {
+      return { ok: false, reason: `the attachment is larger than ${MAX_ATTACHMENT} bytes` };
+    }
+    const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
+  } catch {
+    return { ok: false, reason: "the attachment's base64 data is not base64 of UTF-8 JSON" };
+  }
+}
+
+/**
+ * Finds the attachment of `format` through the message's `formats` list and decodes it.
+ * `attachKey` is e.g. `offers~attach`.
+ */
+export function findFormatAttachment(
+  message: Json,
+  attachKey: string,
+  format: string,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
+  const formats = message.formats;
+  const attachments = message[attachKey];
+  if (!Array.isArray(formats) || !Array.isArray(attachments)) {
+    return { ok: false, reason: `the message has no "formats" or "${attachKey}" list` };
+  }
+  const spec = formats.find((f) => isObject(f) && f.format === format);
+  if (!isObject(spec) || typeof spec.attach_id !== "string") {
+    return { ok: false, reason: `no "${format}" entry in "formats"` };
+  }
+  const attachment = attachments.find((a) => isObject(a) && a["@id"] === spec.attach_id);
+  if (!attachment) {
+    return { ok: false, reason: `no attachment "${spec.attach_id}" in "${attachKey}"` };
+  }
+  return decodeAttachment(attachment);
+}
+
+/** Checks the shape of an `ld-proof-vc-detail`. */
+export function checkDetail(value: unknown): { ok: true; detail: LdProofVcDetail } | {
+  ok: false;
+  reason: string;
+} {
+  if (!isObject(value)) return { ok: false, reason: "the detail is not a JSON object" };
+  const { credential, options } = value;
+  if (!isObject(credential)) return { ok: false, reason: "the detail has no credential object" };
+  if (!isObject(options)) return { ok: false, reason: "the detail has no options object" };
+  if (typeof options.proofType !== "string") {
+    return { ok: false, reason: "options.proofType is missing" };
+  }
+  const ctx = credential["@context"];
+  if (!(typeof ctx === "string" || Array.isArray(ctx)) || ctx.length === 0) {
+    return { ok: false, reason: "credential.@context is missing" };
+  }
+  const type = credential.type;
+  if (!Array.isArray(type) || !type.includes("VerifiableCredential")) {
+    return { ok: false, reason: 'credential.type must list "VerifiableCredential"' };
+  }
+  const issuer = credential.issuer;
+  if (!(typeof issuer === "string" || (isObject(issuer) && typeof issuer.id === "string"))) {
+    return { ok: false, reason: "credential.issuer is missing" };
+  }
+  const subject = credential.credentialSubject;
+  if (!isObject(subject) && !(Array.isArray(subject) && subject.every(isObject))) {
+    return { ok: false, reason: "credential.credentialSubject is missing" };
+  }
+  return { ok: true, detail: value as LdProofVcDetail };
+}
+
+/** Attributes from `credential_preview`, else flattened from `credentialSubject`. */
+export function attributesOf(message: Json, credential: Json | undefined): CredentialAttribute[] {
+  const preview = message.credential_preview;
+  if (isObject(preview) && Array.isArray(preview.attributes) && preview.attributes.length > 0) {
+    return preview.attributes.filter((a): a is Json => isObject(a) && typeof a.name === "string")
+      .map((a) => ({
+        "mime-type": typeof a["mime-type"] === "string" ? a["mime-type"] : "text/plain",
+        name: a.name as string,
+        value: typeof a.value === "string" ? a.value : JSON.stringify(a.value ?? null),
+      }));
+  }
+  const out: CredentialAttribute[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (isObject(v) || Array.isArray(v)) {
+      for (const [k, inner] of Object.entries(v)) walk(inner, path ? `${path}.${k}` : k);
+    } else if (path) {
+      out.push({
+        "mime-type": "text/plain",
+        name: path,
+        value: typeof v === "string" ? v : JSON.stringify(v),
+      });
+    }
+  };
+  if (credential) walk(credential.credentialSubject, "");
+  return out;
+}
+
+/** Reads an `offer-credential` message. */
+export function parseOffer(message: Json): OfferParse {
+  const formats = message.formats;
+  if (!Array.isArray(formats) || formats.length === 0 || !formats.every(isObject)) {
+    return { ok: false, kind: "malformed", reason: 'the offer has no "formats" list' };
+  }
+  const names = formats.map((f) => String(f.format));
+  if (!names.includes(LD_PROOF_VC_DETAIL)) {
+    const format = names.join(", ");
+    const anon = names.find((n) => ANONCREDS_FORMATS.includes(n));
+    const metadata: Record<string, Record<string, unknown>> = {};
+    if (anon) {
+      const att = findFormatAttachment(message, "offers~attach", anon);
+      if (att.ok && isObject(att.value)) {
+        const { schema_id, cred_def_id } = att.value;
+        metadata["_anoncreds/credential"] = {
+          ...(typeof schema_id === "string" ? { schemaId: schema_id } : {}),
+          ...(typeof cred_def_id === "string" ? { credentialDefinitionId: cred_def_id } : {}),
+        };
+      }
+    }
+    return {
+      ok: false,
+      kind: "unsupported",
+      format,
+      metadata,
+      reason: anon
+        ? `the offer uses the AnonCreds format "${anon}", which this agent cannot process; ` +
+          `offer a W3C JSON-LD credential (${LD_PROOF_VC_DETAIL}) instead`
+        : `the offer's format "${format}" is not supported; only ${LD_PROOF_VC_DETAIL} is`,
+    };
+  }
+  const att = findFormatAttachment(message, "offers~attach", LD_PROOF_VC_DETAIL);
+  if (!att.ok) return { ok: false, kind: "malformed", reason: att.reason };
+  const checked = checkDetail(att.value);
+  if (!checked.ok) return { ok: false, kind: "malformed", reason: checked.reason };
+  const { detail } = checked;
+  if (!SUPPORTED_PROOF_TYPES.includes(detail.options.proofType)) {
+    return {
+      ok: false,
+      kind: "unsupported",
+      format: LD_PROOF_VC_DETAIL,
+      reason: `the proof type "${detail.options.proofType}" is not supported; use ${
+        SUPPORTED_PROOF_TYPES.join(" or ")
+      }`,
+    };
+  }
+  const issuer = detail.credential.issuer;
+  return {
+    ok: true,
+    detail,
+    attributes: attributesOf(message, detail.credential),
+    metadata: {
+      "_jsonld/credential": {
+        issuer: typeof issuer === "string" ? issuer : (issuer as Json).id,
+        type: detail.credential.type,
+        proofType: detail.options.proofType,
+        proofPurpose: detail.options.proofPurpose ?? "assertionMethod",
+      },
+    },
+  };
+}
+
+/**
+ * The request detail for an offer: the offer's `{credential, options}` echoed unchanged (what
+ * Credo's holder sends and what a `contentApproved` Credo issuer requires), or, with
+ * `holderDid`, with `credentialSubject.id` set to it when the offer leaves it open.
+ */
+export function buildRequestDetail(offer: LdProofVcDetail, holderDid?: string): LdProofVcDetail {
+  const detail = structuredClone(offer);
+  const subject = detail.credential.credentialSubject;
+  if (holderDid && isObject(subject) && subject.id === undefined) subject.id = holderDid;
+  return detail;
+}
+
+/** Reads the issued credential from an `issue-credential` message. */
+export function parseIssuedCredential(message: Json): { ok: true; credential: Json } | {
+  ok: false;
+  reason: string;
+} {
+  const att = findFormatAttachment(message, "credentials~attach", LD_PROOF_VC);
+  if (!att.ok) return att;
+  if (!isObject(att.value)) return { ok: false, reason: "the credential is not a JSON object" };
+  if (!isObject(att.value.proof)) {
+    return { ok: false, reason: "the credential has no single proof object" };
+  }
+  return { ok: true, credential: att.value };
+}
+
+/** Top-level fields an issuer may add to the requested credential. */
+const ISSUER_ADDED = new Set(["proof", "id", "issuanceDate", "validFrom"]);
+
+/** Proof suite contexts an issuer may append to the requested `@context` when signing. */
+const SUITE_CONTEXTS = new Set([
+  "https://w3id.org/security/suites/ed25519-2020/v1",
+  "https://w3id.org/security/suites/ed25519-2018/v1",
+]);
+
+/** The received `@context` is the requested one, possibly followed by proof suite contexts. */
+function contextMatches(received: unknown, requested: unknown): boolean {
+  const r = ([] as unknown[]).concat(received ?? []);
+  const q = ([] as unknown[]).concat(requested ?? []);
+  if (r.length < q.length || !q.every((c, i) => jsonEqual(c, r[i]))) return false;
+  return r.slice(q.length).every((c) => typeof c === "string" && SUITE_CONTEXTS.has(c));
+}
+
+/** JSON deep equality (object key order does not matter). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
+      a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (!isObject(a) || !isObject(b)) return false;
+  const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
+}
+
+/**
+ * Why `credential` is not what `request` asked for, or undefined when it is: the same credential
+ * apart from its proof and fields the issuer may add (`id`, `issuanceDate`, `validFrom` when the
+ * request had none; its proof suite's context appended to `@context`), and a proof of the requested type, purpose, domain, challenge and creation.
+ */
+export function credentialMismatch(credential: Json, request: LdProofVcDetail): string | undefined {
+  const proof = credential.proof;
+  if (!isObject(proof)) return "the credential has no single proof object";
+  const opts = request.options;
+  if (proof.type !== opts.proofType) {
+    return `the proof type "${String(proof.type)}" is not the requested "${opts.proofType}"`;
+  }
+  const purpose = opts.proofPurpose ?? "assertionMethod";
+  if (proof.proofPurpose !== purpose) {
+    return `the proof purpose "${String(proof.proofPurpose)}" is not the requested "${purpose}"`;
+  }
+  for (const field of ["domain", "challenge", "created"] as const) {
+    if (opts[field] !== undefined && proof[field] !== opts[field]) {
+      return `the proof ${field} does not match the request`;
+    }
+  }
+  const wanted = request.credential;
+  for (const key of Object.keys(credential)) {
+    if (key === "proof") continue;
+    if (key === "@context") {
+      if (!contextMatches(credential[key], wanted[key])) {
+        return `the credential's "@context" differs`;
+      }
+    } else if (Object.hasOwn(wanted, key)) {
+      if (!jsonEqual(credential[key], wanted[key])) return `the credential's "${key}" differs`;
+    } else if (!ISSUER_ADDED.has(key)) {
+      return `the credential has "${key}", which was not requested`;
+    }
+  }
+  for (const key of Object.keys(wanted)) {
+    if (wanted[key] !== undefined && !Object.hasOwn(credential, key)) {
+      return `the credential lacks the requested "${key}"`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,115 @@
+/**
+ * Request and response schemas of the credential routes (zod, shown in `GET /openapi.json`).
+ *
+ * @module
+ */
+import { z } from "@hono/zod-openapi";
+import { CREDENTIAL_STATES } from "./record.ts";
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const uuid = (what: string) =>
+  z.string().regex(UUID_RE, `${what} must be a UUID.`).openapi({
+    format: "uuid",
+    example: "0190f0a2-6b1e-7c3d-8e4f-1a2b3c4d5e6f",
+  });
+
+/** Body of accept-credential and decline-offer: `{credentialRecordId}`. */
+export const RecordIdBody = z.object({
+  credentialRecordId: uuid("credentialRecordId"),
+}).strict().openapi("CredentialRecordIdRequest");
+
+/** Body of accept-offer: `{credentialRecordId, bindSubjectDid?}`. */
+export const AcceptOfferBody = z.object({
+  credentialRecordId: uuid("credentialRecordId"),
+  bindSubjectDid: z.boolean().optional().openapi({
+    description: "Set credentialSubject.id to the org's holder did:key when the offer leaves it " +
+      "open. Off by default: issuers that auto-issue only an unchanged request (Credo " +
+      "contentApproved) then wait for a person.",
+  }),
+}).strict().openapi("AcceptOfferRequest");
+
+/** A credential preview attribute. */
+const Attribute = z.object({
+  "mime-type": z.string().optional(),
+  name: z.string(),
+  value: z.string(),
+}).openapi("CredentialPreviewAttribute");
+
+/** The credential exchange record (interface document 2.1). */
+export const CredentialExchangeRecordSchema = z.object({
+  id: z.string().openapi({ format: "uuid" }),
+  createdAt: z.string().openapi({ format: "date-time" }),
+  updatedAt: z.string().openapi({ format: "date-time" }),
+  state: z.enum(CREDENTIAL_STATES),
+  role: z.enum(["holder", "issuer"]),
+  connectionId: z.string().openapi({ format: "uuid" }),
+  threadId: z.string(),
+  protocolVersion: z.string().openapi({ example: "v2" }),
+  credentialAttributes: z.array(Attribute),
+  credentials: z.array(z.object({
+    credentialRecordType: z.string().openapi({ example: "w3c" }),
+    credentialRecordId: z.string(),
+  })),
+  metadata: z.record(z.string(), z.record(z.string(), z.unknown())).openapi({
+    description: "Keyed by metadata entry names: `_jsonld/credential` (issuer, type, proofType, " +
+      "proofPurpose) or `_anoncreds/credential` (credentialDefinitionId, schemaId).",
+  }),
+  _tags: z.object({
+    state: z.enum(CREDENTIAL_STATES),
+    threadId: z.string(),
+    connectionId: z.string(),
+  }),
+  errorMessage: z.string().optional(),
+}).openapi("CredentialExchangeRecord");
+
+/** A page of exchange records. */
+export const CredentialExchangeList = z.object({
+  data: z.array(CredentialExchangeRecordSchema),
+  nextCursor: z.string().nullable(),
+}).openapi("CredentialExchangeList");
+
+/** A stored W3C verifiable credential. */
+export const W3cCredentialSchema = z.object({
+  id: z.string().openapi({ format: "uuid" }),
+  createdAt: z.string().openapi({ format: "date-time" }),
+  updatedAt: z.string().openapi({ format: "date-time" }),
+  credential: z.record(z.string(), z.unknown()),
+  credentialExchangeId: z.string(),
+  connectionId: z.string(),
+  _tags: z.object({
+    claimFormat: z.literal("ldp_vc"),
+    issuerId: z.string(),
+    subjectIds: z.array(z.string()),
+    contexts: z.array(z.string()),
+    types: z.array(z.string()),
+    proofTypes: z.array(z.string()),
+    givenId: z.string().optional(),
+  }),
+}).openapi("W3cCredentialRecord");
+
+/** A page of W3C credentials. */
+export const W3cCredentialList = z.object({
+  data: z.array(W3cCredentialSchema),
+  nextCursor: z.string().nullable(),
+}).openapi("W3cCredentialList");
+
+/** Path parameter `orgId`. */
+export const OrgParam = z.object({
+  orgId: z.string().min(1).max(64).openapi({ param: { name: "orgId", in: "path" } }),
+});
+
+/** Path parameter `id` (a record id). */
+export const IdParam = z.object({
+  id: uuid("id").openapi({ param: { name: "id", in: "path" } }),
+});
+
+/** `?state=&limit=&cursor=`. */
+export const ListQuery = z.object({
+  state: z.enum(CREDENTIAL_STATES).optional().openapi({ param: { name: "state", in: "query" } }),
+  limit: z.string().optional().openapi({ param: { name: "limit", in: "query" } }),
+  cursor: z.string().optional().openapi({ param: { name: "cursor", in: "query" } }),
+});
+
+/** `?limit=&cursor=`. */
+export const PageQuery = ListQuery.omit({ state: true });
