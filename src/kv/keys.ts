@@ -26,6 +26,7 @@
  * | `["connection", orgId, id]` | DIDComm connection record |
  * | `["connection_by_thread", orgId, threadId]` | pointer to a connection id |
  * | `["connection_by_key", orgId, verkey]` | pointer: our key used for a connection → id |
+ * | `["connection_by_invitation", orgId, invitationId]` | pointer: received invitation `@id` → id |
  * | `["didcomm_seen", orgId, messageId]` | inbound message `@id` already processed |
  * | `["credential", orgId, id]` | credential exchange record |
  * | `["credential_by_id", id]` | pointer `orgId` of an exchange record |
@@ -63,6 +64,8 @@ export const keys = {
   connectionByThread: (orgId: string, threadId: string) =>
     ["connection_by_thread", orgId, threadId] as const,
   connectionByKey: (orgId: string, verkey: string) => ["connection_by_key", orgId, verkey] as const,
+  connectionByInvitation: (orgId: string, invitationId: string) =>
+    ["connection_by_invitation", orgId, invitationId] as const,
   didcommSeen: (orgId: string, messageId: string) => ["didcomm_seen", orgId, messageId] as const,
 
   credential: (orgId: string, id: string) => ["credential", orgId, id] as const,

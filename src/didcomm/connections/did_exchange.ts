@@ -1,0 +1,144 @@
+/**
+ * DID Exchange 1.1 (Aries RFC 0023), requester side: the request with our per-connection
+ * `did:peer:2` (no attachment needed: it resolves by itself), the response (its `did_rotate~attach`
+ * or `did_doc~attach` must be signed by the invitation key), and the `complete` message.
+ *
+ * @module
+ */
+import { createPeerDid2 } from "../../did/methods/peer.ts";
+import type { DidDocument } from "../../did/types.ts";
+import { ed25519PublicToX25519 } from "../keys.ts";
+import { type DidCommMessage, MessageTypes, newMessageId, threadIdOf } from "../messages.ts";
+import { DidCommProblem } from "../problem_report.ts";
+import {
+  DidUnusableError,
+  documentVerkeys,
+  resolveDidDocument,
+  targetFromDocument,
+} from "../resolve.ts";
+import type { InboundContext } from "../dispatch.ts";
+import { queueMessageOn } from "../outbound.ts";
+import { type ConnectionRecord, saveConnection } from "./record.ts";
+import { verifySignedAttachment } from "./signatures.ts";
+import { abandonConnection } from "./abandon.ts";
+
+/** Our did:peer:2 for one connection: the key as `#key-1`, its X25519 twin, one DIDComm v1 service. */
+export async function createConnectionDid(
+  publicKey: Uint8Array,
+  endpoint: string,
+): Promise<string> {
+  return createPeerDid2({
+    authentication: [publicKey],
+    keyAgreement: [await ed25519PublicToX25519(publicKey)],
+    services: [{
+      serviceEndpoint: endpoint,
+      type: "did-communication",
+      priority: 0,
+      recipientKeys: ["#key-1"],
+      routingKeys: [],
+    }],
+  });
+}
+
+/** The DID Exchange request answering invitation `invitationId`. */
+export function didExchangeRequest(
+  did: string,
+  label: string,
+  invitationId: string,
+): DidCommMessage {
+  return {
+    "@type": MessageTypes.didExchangeRequest,
+    "@id": newMessageId(),
+    label,
+    did,
+    "~thread": { pthid: invitationId },
+  };
+}
+
+const PROBLEM = "response_not_accepted";
+
+/** Verifies the response and returns their DID document. Throws DidCommProblem. */
+async function theirDocument(msg: DidCommMessage, conn: ConnectionRecord): Promise<DidDocument> {
+  const did = msg.did;
+  if (typeof did !== "string" || !did.startsWith("did:")) {
+    throw new DidCommProblem(PROBLEM, "The response has no DID.");
+  }
+  const rotate = msg["did_rotate~attach"];
+  const docAttach = msg["did_doc~attach"];
+  if (rotate !== undefined) {
+    const payload = await verifySignedAttachment(rotate, conn.invitationKeys, PROBLEM);
+    if (new TextDecoder().decode(payload) !== did) {
+      throw new DidCommProblem(PROBLEM, "The response's signed DID is not the DID it names.");
+    }
+    try {
+      return await resolveDidDocument(did);
+    } catch (err) {
+      if (err instanceof DidUnusableError) throw new DidCommProblem(PROBLEM, err.message);
+      throw err;
+    }
+  }
+  if (docAttach !== undefined) {
+    const payload = await verifySignedAttachment(docAttach, conn.invitationKeys, PROBLEM);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload));
+    } catch {
+      throw new DidCommProblem(PROBLEM, "The response's DID document is not JSON.");
+    }
+    if (typeof doc !== "object" || doc === null || (doc as DidDocument).id !== did) {
+      throw new DidCommProblem(
+        PROBLEM,
+        "The response's DID document is not the document of its DID.",
+      );
+    }
+    return doc as DidDocument;
+  }
+  throw new DidCommProblem(PROBLEM, "The response is not signed with the invitation key.");
+}
+
+/** Handles `didexchange/1.x/response` on a connection of ours in `request-sent`. */
+export async function handleDidExchangeResponse(ctx: InboundContext): Promise<void> {
+  const conn = ctx.connection!;
+  const entry = ctx.connectionEntry!;
+  if (conn.state === "completed" || conn.state === "abandoned") return; // late duplicate
+  if (conn.state !== "request-sent" || threadIdOf(ctx.message) !== conn.threadId) {
+    throw new DidCommProblem(PROBLEM, "No DID Exchange request of ours awaits this response.");
+  }
+  let doc: DidDocument;
+  let next: ConnectionRecord;
+  try {
+    doc = await theirDocument(ctx.message, conn);
+    let target;
+    try {
+      target = targetFromDocument(doc);
+    } catch (err) {
+      if (err instanceof DidUnusableError) throw new DidCommProblem(PROBLEM, err.message);
+      throw err;
+    }
+    const theirKeys = [...new Set([...documentVerkeys(doc), ...target.recipientKeys])];
+    if (!ctx.senderKey || !theirKeys.includes(ctx.senderKey)) {
+      throw new DidCommProblem(
+        PROBLEM,
+        "The response was not sent with a key of the DID it names.",
+      );
+    }
+    next = {
+      ...conn,
+      state: "completed",
+      theirDid: ctx.message.did as string,
+      their: target,
+      theirKeys,
+      updatedAt: new Date(ctx.now).toISOString(),
+    };
+  } catch (err) {
+    if (!(err instanceof DidCommProblem)) throw err;
+    abandonConnection(ctx, err);
+    return;
+  }
+  saveConnection(ctx.op, entry, next, ctx.now, ["response-received", "completed"]);
+  queueMessageOn(ctx.op, next, {
+    "@type": MessageTypes.didExchangeComplete,
+    "@id": newMessageId(),
+    "~thread": { thid: conn.threadId, pthid: conn.invitationId },
+  }, ctx.now);
+}

@@ -1,0 +1,224 @@
+/**
+ * Inbound DIDComm: an envelope POSTed to `/didcomm` is decrypted with the org wallet key it is
+ * addressed to, and the plaintext is stored durably (outbox kind {@link INBOUND_KIND}) in the same
+ * commit as its `didcomm_seen` marker, so a repeated message `@id` (from the same sender) is
+ * stored once. The outbox then processes it asynchronously: the registered handler of its type
+ * runs and its writes commit together with the marker turning `processed`, so it is acted on
+ * once. A handler's `DidCommProblem` (or an unexpected error) becomes a problem report to the
+ * sender; nothing becomes an HTTP 500.
+ *
+ * @module
+ */
+import type { AppDeps } from "../deps.ts";
+import { keys } from "../kv/keys.ts";
+import { log } from "../log.ts";
+import { ConflictError } from "../errors.ts";
+import { enqueue } from "../outbox/outbox.ts";
+import type { HandlerResult, OutboxHandler } from "../outbox/dispatcher.ts";
+import { findWalletKeyByVerkey, type WalletKey } from "../agents/wallet.ts";
+import { EnvelopeError, type UnpackedMessage, unpackMessage } from "./envelope.ts";
+import { parseForward } from "./forward.ts";
+import { type DidCommMessage, isDidCommMessage } from "./messages.ts";
+import { findConnectionByKey } from "./connections/record.ts";
+import { findHandler, type InboundContext } from "./dispatch.ts";
+import {
+  DidCommProblem,
+  mayAnswerWithProblem,
+  MESSAGE_PARSE_FAILURE,
+  problemReportFor,
+} from "./problem_report.ts";
+import { queueMessageOn } from "./outbound.ts";
+
+/** Outbox kind of received messages waiting to be processed. */
+export const INBOUND_KIND = "didcomm_inbound";
+/** Largest envelope body accepted by `POST /didcomm` (bytes); larger is 400. */
+export const MAX_ENVELOPE_BYTES = 96 * 1024;
+/** Largest decrypted message (bytes of JSON) accepted; it is stored in one KV value. */
+export const MAX_INBOUND_MESSAGE_BYTES = 56 * 1024;
+/** How long a message `@id` is remembered. */
+export const SEEN_TTL_MS = 30 * 24 * 3_600_000;
+/** Retries of processing that failed for a transient reason (KV contention or outage). */
+export const INBOUND_SCHEDULE: readonly number[] = [500, 2_000, 10_000, 60_000, 300_000];
+
+/** A stored received message. */
+export interface InboundPayload {
+  orgId: string;
+  recipientKey: string;
+  senderKey: string | null;
+  message: DidCommMessage;
+  /** The `didcomm_seen` id: `{senderKey or "anon"}:{@id}`. */
+  seenId: string;
+  receivedAt: string;
+}
+
+/** Value of `keys.didcommSeen(orgId, seenId)`. */
+export interface SeenMarker {
+  status: "received" | "processed";
+  type: string;
+  receivedAt: string;
+  processedAt?: string;
+  outboxId: string;
+}
+
+/** Outcome of {@link receiveEnvelope}. */
+export type ReceiveResult = { stored: true; orgId: string; duplicate: boolean };
+
+/**
+ * Decrypts and stores one envelope. Throws `EnvelopeError` for anything undecryptable, not for
+ * us, malformed or too large (the route answers 400 with no detail).
+ */
+export async function receiveEnvelope(deps: AppDeps, body: Uint8Array): Promise<ReceiveResult> {
+  if (body.length > MAX_ENVELOPE_BYTES) throw new EnvelopeError("envelope too large", "too_large");
+  const opened = new Map<string, WalletKey>();
+  const find = async (verkey: string) => {
+    const k = opened.get(verkey) ?? await findWalletKeyByVerkey(deps.kv, deps.secrets, verkey);
+    if (k) opened.set(verkey, k);
+    return k?.secretKey;
+  };
+  const limits = { maxCiphertextBytes: MAX_INBOUND_MESSAGE_BYTES, maxRecipients: 16 };
+  let unpacked: UnpackedMessage = await unpackMessage(body, find, limits);
+  const forward = parseForward(unpacked.message);
+  if (forward) unpacked = await unpackMessage(forward.msg, find, limits); // one hop, to us
+  for (const k of opened.values()) if (k.verkey !== unpacked.recipientKey) k.secretKey.fill(0);
+  const key = opened.get(unpacked.recipientKey)!;
+  key.secretKey.fill(0);
+  const message = unpacked.message;
+  if (!isDidCommMessage(message) || parseForward(message)) {
+    throw new EnvelopeError("malformed message", "malformed");
+  }
+  const now = deps.now();
+  const seenId = `${unpacked.senderKey ?? "anon"}:${message["@id"]}`;
+  const payload: InboundPayload = {
+    orgId: key.orgId,
+    recipientKey: unpacked.recipientKey,
+    senderKey: unpacked.senderKey ?? null,
+    message,
+    seenId,
+    receivedAt: new Date(now).toISOString(),
+  };
+  if (new TextEncoder().encode(JSON.stringify(payload)).length > MAX_INBOUND_MESSAGE_BYTES) {
+    throw new EnvelopeError("message too large", "too_large");
+  }
+  const seenKey = keys.didcommSeen(key.orgId, seenId);
+  const op = deps.kv.atomic().check({ key: seenKey, versionstamp: null });
+  const queued = enqueue(op, { kind: INBOUND_KIND, orgId: key.orgId, payload }, now);
+  const marker: SeenMarker = {
+    status: "received",
+    type: message["@type"].slice(0, 200),
+    receivedAt: payload.receivedAt,
+    outboxId: queued.id,
+  };
+  op.set(seenKey, marker, { expireIn: SEEN_TTL_MS });
+  const res = await op.commit();
+  if (!res.ok) return { stored: true, orgId: key.orgId, duplicate: true };
+  deps.dispatcher.wake();
+  return { stored: true, orgId: key.orgId, duplicate: false };
+}
+
+/** Why a message was not given to its handler. */
+type Skip = { skip: string };
+
+/** Runs the handler of `ctx.message`; returns a reason when the message is dropped instead. */
+async function runHandler(ctx: InboundContext): Promise<Skip | undefined> {
+  const reg = findHandler(ctx.message["@type"]);
+  if (!reg) {
+    throw new DidCommProblem(
+      MESSAGE_PARSE_FAILURE,
+      `Message type ${ctx.message["@type"].slice(0, 200)} is not supported.`,
+    );
+  }
+  if (!ctx.connection && reg.options.requiresConnection) return { skip: "no connection" };
+  if (ctx.connection && !reg.options.acceptBeforeCompleted) {
+    if (ctx.connection.state !== "completed") return { skip: `connection ${ctx.connection.state}` };
+    if (!ctx.senderKey || !ctx.connection.theirKeys.includes(ctx.senderKey)) {
+      return { skip: "sender is not the connection's other side" };
+    }
+  }
+  await reg.handler(ctx);
+  return undefined;
+}
+
+function markProcessed(
+  op: Deno.AtomicOperation,
+  seen: Deno.KvEntryMaybe<SeenMarker>,
+  p: InboundPayload,
+  outboxId: string,
+  now: number,
+): void {
+  const key = keys.didcommSeen(p.orgId, p.seenId);
+  const marker: SeenMarker = {
+    status: "processed",
+    type: p.message["@type"].slice(0, 200),
+    receivedAt: p.receivedAt,
+    processedAt: new Date(now).toISOString(),
+    outboxId,
+  };
+  op.check(seen).set(key, marker, { expireIn: SEEN_TTL_MS });
+}
+
+/** Processes one stored message (at most once in effect); retried on contention. */
+async function processInbound(
+  deps: AppDeps,
+  outboxId: string,
+  p: InboundPayload,
+): Promise<HandlerResult> {
+  const fields = { orgId: p.orgId, type: p.message["@type"], id: p.message["@id"] };
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const seen = await deps.kv.get<SeenMarker>(keys.didcommSeen(p.orgId, p.seenId));
+    if (seen.value?.status === "processed") return { ok: true };
+    const entry = await findConnectionByKey(deps.kv, p.orgId, p.recipientKey) ?? null;
+    const now = deps.now();
+    const ctx: InboundContext = {
+      deps,
+      orgId: p.orgId,
+      connectionId: entry?.value?.id ?? null,
+      connection: entry?.value ?? null,
+      connectionEntry: entry,
+      message: p.message,
+      senderKey: p.senderKey,
+      recipientKey: p.recipientKey,
+      op: deps.kv.atomic(),
+      now,
+    };
+    markProcessed(ctx.op, seen, p, outboxId, now);
+    try {
+      const skipped = await runHandler(ctx);
+      if (skipped) log("warn", "inbound DIDComm message dropped", { ...fields, why: skipped.skip });
+    } catch (err) {
+      if (err instanceof ConflictError) continue;
+      const problem = err instanceof DidCommProblem ? err : undefined;
+      if (!problem) log("error", "inbound DIDComm handler failed", { ...fields, error: err });
+      else log("info", "inbound DIDComm message refused", { ...fields, code: problem.code });
+      ctx.op = deps.kv.atomic();
+      markProcessed(ctx.op, seen, p, outboxId, now);
+      if (ctx.connection && mayAnswerWithProblem(p.message)) {
+        const report = problem
+          ? problemReportFor(p.message, problem.code, problem.message)
+          : problemReportFor(p.message, "processing-error", "The message could not be processed.");
+        queueMessageOn(ctx.op, ctx.connection, report, now);
+      }
+    }
+    const res = await ctx.op.commit();
+    if (res.ok) {
+      deps.dispatcher.wake();
+      return { ok: true };
+    }
+  }
+  return { ok: false, error: "The message's records kept changing while it was processed." };
+}
+
+/** The outbox handler of {@link INBOUND_KIND}. */
+export function inboundProcessingHandler(deps: AppDeps): OutboxHandler<InboundPayload> {
+  return {
+    schedule: INBOUND_SCHEDULE,
+    handle: (msg) => processInbound(deps, msg.id, msg.payload),
+    onDead(msg) {
+      log("error", "inbound DIDComm message could not be processed", {
+        orgId: msg.orgId,
+        outboxId: msg.id,
+        type: msg.payload.message["@type"],
+        error: msg.lastError,
+      });
+    },
+  };
+}

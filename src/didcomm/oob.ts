@@ -1,0 +1,184 @@
+/**
+ * Received invitations: out-of-band 1.1 / 1.0 (Aries RFC 0434) and legacy Connections 1.0
+ * invitations (RFC 0160), from a URL (`?oob=`, `?c_i=`) or as JSON. Picks the handshake protocol
+ * and the service to answer on.
+ *
+ * @module
+ */
+import { base64urlnopad } from "@scure/base";
+import { badRequest } from "../errors.ts";
+import type { DidCommTarget } from "./connections/record.ts";
+import { type HandshakeProtocol, normalizeType, parseMessageType, Protocols } from "./messages.ts";
+import { DidUnusableError, resolveTarget } from "./resolve.ts";
+import { toVerkey } from "./keys.ts";
+
+/** What we need of a received invitation. */
+export interface ParsedInvitation {
+  /** The invitation `@id` (the handshake's parent thread). */
+  id: string;
+  label: string | null;
+  /** The handshake we will use. */
+  protocol: HandshakeProtocol;
+  /** Where to send the request; its recipient keys are the invitation keys. */
+  target: DidCommTarget;
+}
+
+const MAX_INVITATION_CHARS = 64 * 1024;
+
+/** Decodes the invitation JSON carried in an invitation URL (`oob` or `c_i` parameter). */
+export function invitationFromUrl(invitationUrl: string): Record<string, unknown> {
+  let url: URL;
+  try {
+    url = new URL(invitationUrl);
+  } catch {
+    throw badRequest("invitationUrl is not an absolute URL.", [
+      { path: "invitationUrl", message: "Must be an absolute URL with an oob or c_i parameter." },
+    ]);
+  }
+  const encoded = url.searchParams.get("oob") ?? url.searchParams.get("c_i");
+  if (!encoded) {
+    throw badRequest(
+      "invitationUrl has no oob or c_i parameter; short invitation links are not followed.",
+      [{ path: "invitationUrl", message: "Needs an oob= or c_i= query parameter." }],
+    );
+  }
+  let json: unknown;
+  try {
+    const norm = encoded.trim().replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_");
+    json = JSON.parse(
+      new TextDecoder("utf-8", { fatal: true }).decode(base64urlnopad.decode(norm)),
+    );
+  } catch {
+    throw badRequest("The invitation in invitationUrl is not base64url-encoded JSON.", [
+      { path: "invitationUrl", message: "The oob/c_i parameter must be base64url JSON." },
+    ]);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw badRequest("The invitation in invitationUrl is not a JSON object.");
+  }
+  return json as Record<string, unknown>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+function invalid(message: string, path = "invitation"): never {
+  throw badRequest(message, [{ path, message }]);
+}
+
+/** Reads a key list (did:key or base58) as base58 verkeys; 400 naming the field otherwise. */
+function verkeys(value: unknown, field: string, required: boolean): string[] {
+  if (value === undefined && !required) return [];
+  if (!Array.isArray(value) || (required && value.length === 0)) {
+    invalid(`The invitation's ${field} must be a non-empty array of keys.`, `invitation.${field}`);
+  }
+  return value.map((k) => {
+    try {
+      if (typeof k !== "string") throw new Error();
+      return toVerkey(k);
+    } catch {
+      return invalid(
+        `The invitation's ${field} has an entry that is not an Ed25519 did:key or base58 verkey.`,
+        `invitation.${field}`,
+      );
+    }
+  });
+}
+
+function httpEndpoint(value: unknown, field: string): string {
+  if (typeof value !== "string" || !/^https?:\/\/[^\s]+$/i.test(value)) {
+    invalid(`The invitation's ${field} must be an http(s) URL.`, `invitation.${field}`);
+  }
+  return value;
+}
+
+async function didTarget(did: string): Promise<DidCommTarget> {
+  try {
+    return await resolveTarget(did);
+  } catch (err) {
+    if (err instanceof DidUnusableError) invalid(`The invitation's service DID: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Chooses our handshake from `handshake_protocols`, in the inviter's order of preference. */
+function chooseHandshake(list: unknown): HandshakeProtocol {
+  if (!Array.isArray(list) || list.length === 0) {
+    invalid(
+      "The invitation has no handshake_protocols; connectionless invitations are not supported.",
+      "invitation.handshake_protocols",
+    );
+  }
+  for (const p of list) {
+    if (typeof p !== "string") continue;
+    const t = parseMessageType(normalizeType(p) + "/x");
+    if (!t || t.docUri !== "https://didcomm.org/" || t.major !== 1) continue;
+    if (t.protocol === "didexchange") return Protocols.didExchange;
+    if (t.protocol === "connections") return Protocols.connections;
+  }
+  return invalid(
+    `None of the invitation's handshake_protocols is supported (${Protocols.didExchange}, ${Protocols.connections}).`,
+    "invitation.handshake_protocols",
+  );
+}
+
+/** Validates an invitation object and picks the handshake and the service. 400 when unusable. */
+export async function parseInvitation(inv: Record<string, unknown>): Promise<ParsedInvitation> {
+  if (JSON.stringify(inv).length > MAX_INVITATION_CHARS) invalid("The invitation is too large.");
+  const type = typeof inv["@type"] === "string" ? normalizeType(inv["@type"]) : "";
+  const parsed = parseMessageType(type);
+  const id = inv["@id"];
+  if (typeof id !== "string" || id.length === 0 || id.length > 255) {
+    invalid("The invitation has no valid @id.", "invitation.@id");
+  }
+  const label = typeof inv.label === "string" ? inv.label.slice(0, 256) : null;
+  if (parsed?.protocol === "out-of-band" && parsed.major === 1 && parsed.name === "invitation") {
+    const protocol = chooseHandshake(inv.handshake_protocols);
+    const services = inv.services;
+    if (!Array.isArray(services) || services.length === 0) {
+      invalid("The invitation has no services.", "invitation.services");
+    }
+    let lastError: unknown;
+    for (const s of services) {
+      try {
+        if (typeof s === "string") return { id, label, protocol, target: await didTarget(s) };
+        if (!isObject(s)) invalid("An invitation service is neither a DID nor an object.");
+        return {
+          id,
+          label,
+          protocol,
+          target: {
+            recipientKeys: verkeys(s.recipientKeys, "services[].recipientKeys", true),
+            routingKeys: verkeys(s.routingKeys, "services[].routingKeys", false),
+            endpoint: httpEndpoint(s.serviceEndpoint, "services[].serviceEndpoint"),
+          },
+        };
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    throw lastError;
+  }
+  if (parsed?.protocol === "connections" && parsed.major === 1 && parsed.name === "invitation") {
+    const protocol = Protocols.connections;
+    if (typeof inv.did === "string") {
+      return { id, label, protocol, target: await didTarget(inv.did) };
+    }
+    return {
+      id,
+      label,
+      protocol,
+      target: {
+        recipientKeys: verkeys(inv.recipientKeys, "recipientKeys", true),
+        routingKeys: verkeys(inv.routingKeys, "routingKeys", false),
+        endpoint: httpEndpoint(inv.serviceEndpoint, "serviceEndpoint"),
+      },
+    };
+  }
+  return invalid(
+    `The invitation type "${
+      type.slice(0, 100)
+    }" is not supported; send an out-of-band 1.1 or a Connections 1.0 invitation.`,
+    "invitation.@type",
+  );
+}

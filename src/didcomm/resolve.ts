@@ -1,0 +1,75 @@
+/**
+ * Resolution of the other side's DIDs for DIDComm: did:peer (numalgo 0, 2, 4) and did:key with
+ * this service's own drivers, no network. Returns the DIDComm services with keys as base58 verkeys.
+ *
+ * @module
+ */
+import { didCommServices } from "../did/didcomm_services.ts";
+import { keyMethod } from "../did/methods/key.ts";
+import { peerMethod } from "../did/methods/peer.ts";
+import { parseDidWithReason } from "../did/syntax.ts";
+import type { DidDocument, DidMethod } from "../did/types.ts";
+import type { DidCommTarget } from "./connections/record.ts";
+import { bytesToVerkey } from "./keys.ts";
+
+const METHODS: Record<string, DidMethod> = { peer: peerMethod, key: keyMethod };
+
+/** A DID that cannot be used for DIDComm; `message` names it and says why. */
+export class DidUnusableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DidUnusableError";
+  }
+}
+
+/** Resolves `did` to its document (did:peer, did:key); throws {@link DidUnusableError}. */
+export async function resolveDidDocument(did: string): Promise<DidDocument> {
+  const parsed = parseDidWithReason(did);
+  if (!parsed.ok) throw new DidUnusableError(`"${clip(did)}" is not a DID: ${parsed.message}.`);
+  const method = METHODS[parsed.value.method];
+  if (!method) {
+    throw new DidUnusableError(
+      `DIDs of method "${parsed.value.method}" cannot be resolved for DIDComm here (did:peer and did:key can).`,
+    );
+  }
+  const res = await method.resolve(parsed.value, {});
+  if (!res.didDocument) {
+    throw new DidUnusableError(
+      `"${clip(did)}" could not be resolved: ${
+        res.didResolutionMetadata.message ?? res.didResolutionMetadata.error
+      }.`,
+    );
+  }
+  return res.didDocument;
+}
+
+/** The first usable http(s) DIDComm v1 service of a DID document as a target. */
+export function targetFromDocument(doc: DidDocument): DidCommTarget {
+  for (const s of didCommServices(doc)) {
+    if (!/^https?:\/\//i.test(s.serviceEndpoint)) continue;
+    return {
+      recipientKeys: s.recipientKeys.map(bytesToVerkey),
+      routingKeys: s.routingKeys.map(bytesToVerkey),
+      endpoint: s.serviceEndpoint,
+    };
+  }
+  throw new DidUnusableError(
+    `The DID document of "${clip(doc.id)}" has no DIDComm v1 service with an http(s) endpoint.`,
+  );
+}
+
+/** Every Ed25519 key of a document (authentication and other methods), as base58 verkeys. */
+export function documentVerkeys(doc: DidDocument): string[] {
+  const out = new Set<string>();
+  for (const s of didCommServices(doc)) for (const k of s.recipientKeys) out.add(bytesToVerkey(k));
+  return [...out];
+}
+
+/** Resolves a DID and returns its DIDComm target. */
+export async function resolveTarget(did: string): Promise<DidCommTarget> {
+  return targetFromDocument(await resolveDidDocument(did));
+}
+
+function clip(s: string): string {
+  return s.length > 80 ? s.slice(0, 77) + "..." : s;
+}

@@ -1,0 +1,221 @@
+/**
+ * DIDComm routes: `POST /didcomm` (public; the envelope is the authentication) and the org's
+ * connections: `POST /orgs/{orgId}/connections/receive-invitation`, `GET /orgs/{orgId}/connections`,
+ * `GET /orgs/{orgId}/connections/{id}` (any member role of the org or its agent token).
+ *
+ * Check order of org routes: 401 (token) → 400 (malformed `orgId`) → 403 (not a member) → 400
+ * (body, query) → 404/409.
+ *
+ * @module
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppDeps } from "../deps.ts";
+import { errorResponses } from "../core_routes.ts";
+import { AppError, badRequest, notFound } from "../errors.ts";
+import { requireBearer, requireOrgMember } from "../http/auth.ts";
+import type { AppEnv } from "../http/env.ts";
+import { createRouter } from "../http/router.ts";
+import { keys } from "../kv/keys.ts";
+import { listPage, parseLimit } from "../kv/store.ts";
+import { assertOrgId, OrgParams } from "../agents/schemas.ts";
+import { EnvelopeError } from "./envelope.ts";
+import { receiveEnvelope } from "./inbound.ts";
+import { invitationFromUrl } from "./oob.ts";
+import { receiveInvitation } from "./connections/service.ts";
+import {
+  CONNECTION_STATES,
+  type ConnectionRecord,
+  connectionView,
+  getConnection,
+} from "./connections/record.ts";
+
+/** Content types `POST /didcomm` accepts. */
+export const DIDCOMM_CONTENT_TYPES = [
+  "application/didcomm-envelope-enc",
+  "application/ssi-agent-wire",
+];
+
+function orgMember(deps: AppDeps) {
+  return async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    const p = await deps.verifier.verify(requireBearer(c.req.header("authorization")));
+    c.set("principal", p);
+    const orgId = c.req.param("orgId") ?? "";
+    assertOrgId(orgId);
+    requireOrgMember(p, orgId);
+    await next();
+  };
+}
+
+const Envelope = z.object({
+  protected: z.string(),
+  iv: z.string(),
+  ciphertext: z.string(),
+  tag: z.string(),
+}).openapi("DidCommEnvelope");
+
+const Connection = z.object({
+  id: z.string().uuid(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  state: z.enum(CONNECTION_STATES),
+  role: z.literal("requester"),
+  did: z.string(),
+  theirDid: z.string().nullable(),
+  theirLabel: z.string().nullable(),
+  outOfBandId: z.string(),
+  threadId: z.string(),
+  protocol: z.enum(["https://didcomm.org/didexchange/1.1", "https://didcomm.org/connections/1.0"]),
+  errorMessage: z.string().optional(),
+}).openapi("Connection");
+
+const ReceiveInvitation = z.object({
+  invitationUrl: z.string().max(16_384).optional().openapi({
+    example: "https://issuer.example/?oob=eyJAdHlwZSI6...",
+  }),
+  invitation: z.record(z.string(), z.unknown()).optional().openapi({
+    description: "The invitation JSON (out-of-band 1.1 or Connections 1.0).",
+  }),
+}).strict().refine((b) => (b.invitationUrl === undefined) !== (b.invitation === undefined), {
+  message: "Give exactly one of invitationUrl and invitation.",
+}).openapi("ReceiveInvitationRequest");
+
+const IdParams = OrgParams.extend({
+  id: z.string().max(64).openapi({ param: { name: "id", in: "path" } }),
+});
+
+const ListQuery = z.object({
+  limit: z.string().optional(),
+  cursor: z.string().max(1024).optional(),
+  state: z.enum(CONNECTION_STATES).optional(),
+});
+
+/** The DIDComm feature router. */
+export function didcommRoutes(deps: AppDeps) {
+  const app = createRouter();
+  const member = orgMember(deps);
+  const tags = ["Connections"];
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/didcomm",
+      tags: ["DIDComm"],
+      summary: "Inbound DIDComm v1 envelope (RFC 0019) for any configured org",
+      security: [],
+      request: {
+        body: {
+          required: true,
+          content: {
+            "application/didcomm-envelope-enc": { schema: Envelope },
+            "application/ssi-agent-wire": { schema: Envelope },
+          },
+        },
+      },
+      responses: {
+        202: { description: "Stored; processed asynchronously (problems go back as reports)." },
+        ...errorResponses(400, 413, 415),
+      },
+    }),
+    async (c) => {
+      const ct = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+      if (!DIDCOMM_CONTENT_TYPES.includes(ct)) {
+        throw new AppError(
+          "unsupported_media_type",
+          415,
+          `Send DIDComm envelopes as ${DIDCOMM_CONTENT_TYPES.join(" or ")}.`,
+        );
+      }
+      const body = new Uint8Array(await c.req.arrayBuffer());
+      try {
+        await receiveEnvelope(deps, body);
+      } catch (err) {
+        if (err instanceof EnvelopeError) {
+          throw badRequest("The DIDComm message could not be accepted.");
+        }
+        throw err;
+      }
+      return c.body(null, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/orgs/{orgId}/connections/receive-invitation",
+      tags,
+      summary: "Accept an out-of-band (or Connections 1.0) invitation: starts the handshake",
+      middleware: [member] as const,
+      request: {
+        params: OrgParams,
+        body: { required: true, content: { "application/json": { schema: ReceiveInvitation } } },
+      },
+      responses: {
+        201: { description: "Connection", content: { "application/json": { schema: Connection } } },
+        ...errorResponses(400, 401, 403, 409),
+      },
+    }),
+    async (c) => {
+      const { orgId } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const invitation = body.invitation ?? invitationFromUrl(body.invitationUrl!);
+      const view = await receiveInvitation(deps, orgId, invitation);
+      return c.json(view, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/orgs/{orgId}/connections",
+      tags,
+      summary: "The org's connections, newest first",
+      middleware: [member] as const,
+      request: { params: OrgParams, query: ListQuery },
+      responses: {
+        200: {
+          description: "A page of connections",
+          content: {
+            "application/json": {
+              schema: z.object({ data: z.array(Connection), nextCursor: z.string().nullable() }),
+            },
+          },
+        },
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const { orgId } = c.req.valid("param");
+      const q = c.req.valid("query");
+      const page = await listPage<ConnectionRecord>(deps.kv, keys.connectionPrefix(orgId), {
+        limit: parseLimit(q.limit),
+        cursor: q.cursor,
+        filter: q.state ? (r) => r.state === q.state : undefined,
+      });
+      return c.json({ data: page.data.map(connectionView), nextCursor: page.nextCursor }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/orgs/{orgId}/connections/{id}",
+      tags,
+      summary: "One connection of the org",
+      middleware: [member] as const,
+      request: { params: IdParams },
+      responses: {
+        200: { description: "Connection", content: { "application/json": { schema: Connection } } },
+        ...errorResponses(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const { orgId, id } = c.req.valid("param");
+      const r = await getConnection(deps.kv, orgId, id);
+      if (!r) throw notFound(`Connection "${id}" does not exist.`);
+      return c.json(connectionView(r), 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,88 @@
+/** Shared setup of the DIDComm tests: a real app (agents + DIDComm + webhooks) on a real port. */
+import { agentsFeature } from "../../src/agents/routes.ts";
+import { setupAgents } from "../../src/agents/setup.ts";
+import { didcommFeature, setupDidcomm } from "../../src/didcomm/feature.ts";
+import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
+import { type ContextOptions, createTestContext, type TestContext } from "../support/context.ts";
+
+/** A test context served on a real 127.0.0.1 port (so peers can POST to `/didcomm`). */
+export interface ServedContext extends TestContext {
+  port: number;
+  baseUrl: string;
+  /** `${baseUrl}/didcomm` */
+  endpoint: string;
+}
+
+/** Starts a real server for a DIDComm-enabled app; `close()` stops both. */
+export async function servedContext(opts: ContextOptions = {}): Promise<ServedContext> {
+  const slot: { fetch?: (req: Request) => Response | Promise<Response> } = {};
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+    (req) => slot.fetch ? slot.fetch(req) : new Response("starting", { status: 503 }),
+  );
+  const port = server.addr.port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let ctx: TestContext;
+  try {
+    ctx = await createTestContext({
+      features: [agentsFeature, didcommFeature, webhooksFeature],
+      ...opts,
+      env: { PUBLIC_URL: baseUrl, ...opts.env },
+      setup: async (deps) => {
+        await opts.setup?.(deps);
+        await setupAgents(deps);
+        await setupDidcomm(deps);
+        await setupWebhooks(deps);
+      },
+    });
+  } catch (err) {
+    await server.shutdown();
+    throw err;
+  }
+  slot.fetch = (req) => ctx.app.fetch(req);
+  return {
+    ...ctx,
+    port,
+    baseUrl,
+    endpoint: `${baseUrl}/didcomm`,
+    close: async () => {
+      await server.shutdown();
+      await ctx.close();
+    },
+  };
+}
+
+/** Configures the org's agent with `endpoint` (owner token); returns the agent's data. */
+export async function configureAgent(
+  ctx: TestContext,
+  orgId: string,
+  endpoint: string,
+): Promise<Record<string, unknown>> {
+  const token = await ctx.token({ [orgId]: ["owner"] });
+  const res = await ctx.call("POST", `/orgs/${orgId}/agents/configure`, {
+    token,
+    body: {
+      walletName: "HolderAgent",
+      agentEndpoint: endpoint,
+      apiKey: "k3y-" + crypto.randomUUID(),
+    },
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`configure failed: ${res.status} ${text}`);
+  return JSON.parse(text).data;
+}
+
+/** Polls `fn` every 25 ms until it returns a truthy value. */
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
