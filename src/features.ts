@@ -1,5 +1,6 @@
 import type { Feature } from "./app.ts";
 import type { AppDeps } from "./deps.ts";
+import { didRoutes } from "./did/routes.ts";
 import { agentsFeature } from "./agents/routes.ts";
 import { setupAgents } from "./agents/setup.ts";
 import { didcommFeature, setupDidcomm } from "./didcomm/feature.ts";
@@ -7,6 +8,7 @@ import { setupWebhooks, webhooksFeature } from "./webhooks/feature.ts";
 
 /** Every feature router, in mount order. */
 export const features: Feature[] = [
+  didRoutes,
   agentsFeature,
   didcommFeature,
   webhooksFeature,

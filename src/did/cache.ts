@@ -1,0 +1,234 @@
+/**
+ * Caching decorator around a `DidRegistry`.
+ *
+ * - Deterministic results (did:key, did:jwk, did:peer 0/2/4 long) are memoized in a bounded
+ *   in-memory LRU. They are recomputed-equivalent, never stale, and not "the cache" of the
+ *   contract: `servedFromCache` stays false for them (it is true only for a stored network answer).
+ * - Network results (did:web, universal resolver) are stored in KV under `keys.didCache(did)` as
+ *   `{result, cachedAt, expiresAt}` (`expiresAt` = now + `DID_CACHE_TTL_SECONDS`; `notFound` at
+ *   most 30 s; failures never; `expireIn` only collects garbage), with a bounded LRU in front.
+ *   A hit answers with `servedFromCache: true`. A KV read failure counts as a miss.
+ * - `noCache` skips both caches and stores the fresh answer (bypass and refresh).
+ * - Concurrent misses for one DID share one lookup, and all upstream fetches for one DID are
+ *   single-flight.
+ */
+import { keys } from "../kv/keys.ts";
+import { log } from "../log.ts";
+import { DidAnswer, withServedFromCache } from "./answer.ts";
+import type { DidRegistry, RoutedDid } from "./resolver.ts";
+import type { DidResolutionResult } from "./types.ts";
+
+/** Longest a `notFound` answer is cached. */
+export const NOT_FOUND_TTL_SECONDS = 30;
+/** Extra KV lifetime past `expiresAt` before garbage collection. */
+const GC_SLACK_MS = 60_000;
+/** Deno KV values are at most 64 KiB; larger results are kept in memory only. */
+const KV_VALUE_LIMIT = 60_000;
+
+/** What is stored under `keys.didCache(did)`. */
+export interface DidCacheEntry {
+  result: DidResolutionResult;
+  cachedAt: number;
+  expiresAt: number;
+}
+
+/** Options of `createCachingResolver`. */
+export interface CacheOptions {
+  kv: Deno.Kv;
+  /** Freshness of network results in seconds (0 disables storing them). */
+  ttlSeconds: number;
+  /** Clock, ms since epoch. */
+  now: () => number;
+  /** Bound of the deterministic memo. Default 10 000. */
+  memoSize?: number;
+  /** Bound of the network LRU. Default 5 000. */
+  lruSize?: number;
+}
+
+/** Per-call options. */
+export interface ResolveOptions {
+  /** Bypass the caches and refresh them (`?noCache=true`, `Cache-Control: no-cache`). */
+  noCache?: boolean;
+}
+
+/** The resolver with caching. */
+export interface CachingResolver {
+  /** A prepared answer (status, freshness, cached bytes). */
+  resolveAnswer(did: string, options?: ResolveOptions): Promise<DidAnswer>;
+  /** The W3C resolution result (frozen; copy before changing it). */
+  resolve(did: string, options?: ResolveOptions): Promise<DidResolutionResult>;
+  /** Empties the in-memory caches (not KV). */
+  clearMemory(): void;
+}
+
+/** A Map-based LRU: `get` refreshes recency, `set` evicts the least recently used past `max`. */
+export class Lru<V> {
+  readonly #map = new Map<string, V>();
+  constructor(readonly max: number) {}
+  get size(): number {
+    return this.#map.size;
+  }
+  get(key: string): V | undefined {
+    const v = this.#map.get(key);
+    if (v !== undefined && this.#map.size > 1) {
+      this.#map.delete(key);
+      this.#map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
+  }
+  delete(key: string): void {
+    this.#map.delete(key);
+  }
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
+interface NetEntry {
+  answer: DidAnswer;
+  expiresAt: number;
+}
+
+function isEntry(v: unknown): v is DidCacheEntry {
+  if (typeof v !== "object" || v === null) return false;
+  const e = v as Partial<DidCacheEntry>;
+  return typeof e.cachedAt === "number" && typeof e.expiresAt === "number" &&
+    typeof e.result === "object" && e.result !== null &&
+    typeof e.result.didResolutionMetadata === "object";
+}
+
+/** Wraps `registry` with the memo, the LRU, KV and single-flight. */
+export function createCachingResolver(
+  registry: DidRegistry,
+  options: CacheOptions,
+): CachingResolver {
+  const { kv, now } = options;
+  const ttlMs = options.ttlSeconds * 1000;
+  const memo = new Lru<DidAnswer>(options.memoSize ?? 10_000);
+  const lru = new Lru<NetEntry>(options.lruSize ?? 5_000);
+  const lookups = new Map<string, Promise<DidAnswer>>();
+  const fetches = new Map<string, Promise<DidAnswer>>();
+
+  function cachedAnswer(entry: DidCacheEntry): NetEntry {
+    const answer = new DidAnswer(withServedFromCache(entry.result, true), {
+      kind: "until",
+      expiresAt: entry.expiresAt,
+    });
+    return { answer, expiresAt: entry.expiresAt };
+  }
+
+  async function store(
+    did: string,
+    result: DidResolutionResult,
+    t: number,
+  ): Promise<number | undefined> {
+    const error = result.didResolutionMetadata.error;
+    let life = ttlMs;
+    if (error === "notFound") life = Math.min(ttlMs, NOT_FOUND_TTL_SECONDS * 1000);
+    else if (error !== undefined) return undefined;
+    if (life <= 0) return undefined;
+    const entry: DidCacheEntry = { result, cachedAt: t, expiresAt: t + life };
+    lru.set(did, cachedAnswer(entry));
+    try {
+      if (JSON.stringify(entry).length <= KV_VALUE_LIMIT) {
+        await kv.set(keys.didCache(did), entry, { expireIn: life + GC_SLACK_MS });
+      }
+    } catch (err) {
+      log("warn", "did cache write failed", { did, error: err });
+    }
+    return entry.expiresAt;
+  }
+
+  /** One upstream resolution per DID at a time; stores the result. */
+  function fetchShared(routed: RoutedDid): Promise<DidAnswer> {
+    const did = routed.parsed.did;
+    let p = fetches.get(did);
+    if (!p) {
+      p = (async () => {
+        const result = await routed.resolve();
+        const expiresAt = await store(did, result, now());
+        return new DidAnswer(
+          withServedFromCache(result, false),
+          expiresAt === undefined ? { kind: "none" } : { kind: "until", expiresAt },
+        );
+      })().finally(() => fetches.delete(did));
+      fetches.set(did, p);
+    }
+    return p;
+  }
+
+  async function readKv(did: string): Promise<DidCacheEntry | undefined> {
+    try {
+      const got = await kv.get<DidCacheEntry>(keys.didCache(did));
+      return isEntry(got.value) ? got.value : undefined;
+    } catch (err) {
+      log("warn", "did cache read failed; treating it as a miss", { did, error: err });
+      return undefined;
+    }
+  }
+
+  /** Miss path of a network DID: KV, then upstream; shared by concurrent callers. */
+  function lookupShared(routed: RoutedDid): Promise<DidAnswer> {
+    const did = routed.parsed.did;
+    let p = lookups.get(did);
+    if (!p) {
+      p = (async () => {
+        const entry = await readKv(did);
+        if (entry && entry.expiresAt > now()) {
+          const net = cachedAnswer(entry);
+          lru.set(did, net);
+          return net.answer;
+        }
+        return await fetchShared(routed);
+      })().finally(() => lookups.delete(did));
+      lookups.set(did, p);
+    }
+    return p;
+  }
+
+  async function resolveAnswer(did: string, opts: ResolveOptions = {}): Promise<DidAnswer> {
+    const noCache = opts.noCache === true;
+    if (!noCache) {
+      const m = memo.get(did);
+      if (m !== undefined) return m;
+      const n = lru.get(did);
+      if (n !== undefined) {
+        if (n.expiresAt > now()) return n.answer;
+        lru.delete(did);
+      }
+    }
+    const routed = registry.route(did);
+    if (!("parsed" in routed)) {
+      return new DidAnswer(withServedFromCache(routed, false), { kind: "none" });
+    }
+    switch (routed.klass) {
+      case "deterministic": {
+        const result = withServedFromCache(await routed.resolve(), false);
+        const ok = result.didResolutionMetadata.error === undefined;
+        const answer = new DidAnswer(result, ok ? { kind: "immutable" } : { kind: "none" });
+        if (ok) memo.set(did, answer);
+        return answer;
+      }
+      case "local":
+        return new DidAnswer(withServedFromCache(await routed.resolve(), false), { kind: "none" });
+      case "network":
+        return noCache ? await fetchShared(routed) : await lookupShared(routed);
+    }
+  }
+
+  return {
+    resolveAnswer,
+    async resolve(did, opts) {
+      return (await resolveAnswer(did, opts)).result;
+    },
+    clearMemory() {
+      memo.clear();
+      lru.clear();
+    },
+  };
+}

@@ -1,0 +1,274 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../../src/config.ts";
+import type { DidCacheEntry } from "../../src/did/cache.ts";
+import { createDidResolver } from "../../src/did/mod.ts";
+import { didRoutes } from "../../src/did/routes.ts";
+import { keys } from "../../src/kv/keys.ts";
+import { createSafeFetch } from "../../src/outbox/safe_fetch.ts";
+import { createTestContext, type TestContext } from "../support/context.ts";
+import { didHost, json, webDoc } from "./did_host.ts";
+
+const ROOT = "/.well-known/did.json";
+
+type Meta = { servedFromCache?: boolean; error?: string };
+type Result = { didDocument: Record<string, unknown> | null; didResolutionMetadata: Meta };
+
+/** A context with a movable clock and a local did:web host serving version `v` of its document. */
+async function setup(env: Record<string, string> = {}) {
+  let t = 1_700_000_000_000;
+  const clock = { now: () => t, advance: (ms: number) => (t += ms) };
+  const state = { version: 1, status: 200 };
+  const host = didHost({
+    [ROOT]: (_r, did) =>
+      state.status === 200
+        ? json(webDoc(did, { version: state.version }))
+        : new Response("x", { status: state.status }),
+  });
+  const ctx = await createTestContext({ features: [didRoutes], now: clock.now, env });
+  const token = await ctx.token();
+  const get = async (headers: Record<string, string> = {}, query = "") => {
+    const res = await ctx.call("GET", `/dids/${host.did}${query}`, { token, headers });
+    return { res, r: JSON.parse(await res.text()) as Result };
+  };
+  return {
+    ctx,
+    host,
+    clock,
+    state,
+    get,
+    close: async () => {
+      await ctx.close();
+      await host.close();
+    },
+  };
+}
+
+Deno.test("did:web via HTTP: servedFromCache false, then true from the cache, one upstream fetch", async () => {
+  const s = await setup();
+  try {
+    const first = await s.get();
+    assert.equal(first.res.status, 200);
+    assert.equal(first.r.didResolutionMetadata.servedFromCache, false);
+    assert.equal(first.res.headers.get("cache-control"), "private, max-age=300");
+    s.clock.advance(100_000);
+    const second = await s.get();
+    assert.equal(second.r.didResolutionMetadata.servedFromCache, true);
+    assert.deepEqual(second.r.didDocument, first.r.didDocument);
+    assert.equal(second.res.headers.get("cache-control"), "private, max-age=200");
+    assert.equal(s.host.count(ROOT), 1);
+
+    const entry = await s.ctx.kv.get<DidCacheEntry>(keys.didCache(s.host.did));
+    assert.ok(entry.value);
+    assert.equal(entry.value.cachedAt, 1_700_000_000_000);
+    assert.equal(entry.value.expiresAt, 1_700_000_000_000 + 300_000);
+    assert.equal(entry.value.result.didResolutionMetadata.servedFromCache, undefined);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("?noCache=true and Cache-Control: no-cache bypass the cache and refresh it", async () => {
+  const s = await setup();
+  try {
+    await s.get();
+    s.state.version = 2;
+    const cached = await s.get();
+    assert.equal(cached.r.didResolutionMetadata.servedFromCache, true);
+    assert.equal(cached.r.didDocument?.version, 1);
+
+    const q = await s.get({}, "?noCache=true");
+    assert.equal(q.r.didResolutionMetadata.servedFromCache, false);
+    assert.equal(q.r.didDocument?.version, 2);
+    assert.equal(s.host.count(ROOT), 2);
+    const refreshed = await s.get();
+    assert.equal(refreshed.r.didResolutionMetadata.servedFromCache, true);
+    assert.equal(refreshed.r.didDocument?.version, 2, "the bypass refreshed the cache");
+
+    s.state.version = 3;
+    const h = await s.get({ "cache-control": "no-cache" });
+    assert.equal(h.r.didResolutionMetadata.servedFromCache, false);
+    assert.equal(h.r.didDocument?.version, 3);
+    assert.equal(s.host.count(ROOT), 3);
+    const after = await s.get();
+    assert.equal(after.r.didDocument?.version, 3);
+    assert.equal(after.r.didResolutionMetadata.servedFromCache, true);
+    // noCache=false is not a bypass.
+    const f = await s.get({}, "?noCache=false");
+    assert.equal(f.r.didResolutionMetadata.servedFromCache, true);
+    assert.equal(s.host.count(ROOT), 3);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("cached did:web results expire after DID_CACHE_TTL_SECONDS (injected clock)", async () => {
+  const s = await setup({ DID_CACHE_TTL_SECONDS: "60" });
+  try {
+    await s.get();
+    s.clock.advance(59_000);
+    assert.equal((await s.get()).r.didResolutionMetadata.servedFromCache, true);
+    s.state.version = 2;
+    s.clock.advance(1_000);
+    const expired = await s.get();
+    assert.equal(expired.r.didResolutionMetadata.servedFromCache, false);
+    assert.equal(expired.r.didDocument?.version, 2);
+    assert.equal(s.host.count(ROOT), 2);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("an expired KV entry is not served even when the in-memory LRU is empty", async () => {
+  const s = await setup({ DID_CACHE_TTL_SECONDS: "60" });
+  try {
+    const resolver = createDidResolver(s.ctx.deps);
+    assert.equal((await resolver.resolve(s.host.did)).didResolutionMetadata.servedFromCache, false);
+    const other = createDidResolver(s.ctx.deps); // fresh memory, same KV: another instance
+    assert.equal((await other.resolve(s.host.did)).didResolutionMetadata.servedFromCache, true);
+    s.clock.advance(61_000);
+    const third = createDidResolver(s.ctx.deps);
+    assert.equal((await third.resolve(s.host.did)).didResolutionMetadata.servedFromCache, false);
+    assert.equal(s.host.count(ROOT), 2);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("notFound is cached for at most 30 s; failures are never cached", async () => {
+  const s = await setup();
+  try {
+    s.state.status = 404;
+    const nf = await s.get();
+    assert.equal(nf.res.status, 404);
+    assert.equal(nf.res.headers.get("cache-control"), "private, max-age=30");
+    const nf2 = await s.get();
+    assert.equal(nf2.res.status, 404);
+    assert.equal(nf2.r.didResolutionMetadata.servedFromCache, true);
+    assert.equal(s.host.count(ROOT), 1);
+    s.state.status = 200;
+    s.clock.advance(30_000);
+    const ok = await s.get();
+    assert.equal(ok.res.status, 200);
+    assert.equal(ok.r.didResolutionMetadata.servedFromCache, false);
+    assert.equal(s.host.count(ROOT), 2);
+
+    const failing = await setup();
+    try {
+      failing.state.status = 503;
+      for (let i = 0; i < 3; i++) {
+        const f = await failing.get();
+        assert.equal(f.res.status, 500);
+        assert.equal(f.r.didResolutionMetadata.servedFromCache, false);
+        assert.equal(f.res.headers.get("cache-control"), "no-store");
+      }
+      assert.equal(failing.host.count(ROOT), 3);
+      assert.equal((await failing.ctx.kv.get(keys.didCache(failing.host.did))).value, null);
+    } finally {
+      await failing.close();
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("20 concurrent misses for one DID make exactly 1 upstream request", async () => {
+  const s = await setup();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  s.host.routes[ROOT] = async (_r, did) => {
+    await gate;
+    return json(webDoc(did));
+  };
+  try {
+    const all = Promise.all(Array.from({ length: 20 }, () => s.get()));
+    await new Promise((r) => setTimeout(r, 100));
+    release();
+    const results = await all;
+    for (const { res, r } of results) {
+      assert.equal(res.status, 200);
+      assert.equal(r.didResolutionMetadata.servedFromCache, false);
+    }
+    assert.equal(s.host.count(ROOT), 1);
+    // Bypassing requests are coalesced too.
+    const bypass = await Promise.all(
+      Array.from({ length: 5 }, () => s.get({ "cache-control": "no-cache" })),
+    );
+    assert.ok(bypass.every((b) => b.res.status === 200));
+    assert.equal(s.host.count(ROOT), 2);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a KV cache read failure counts as a miss (closed KV: still resolves upstream)", async () => {
+  const host = didHost({ [ROOT]: (_r, did) => json(webDoc(did)) });
+  const kv = await Deno.openKv(":memory:");
+  kv.close();
+  try {
+    const config = parseConfig({
+      DEV_MODE: "true",
+      OUTBOUND_ALLOW_PRIVATE: "true",
+      OUTBOUND_REQUIRE_HTTPS: "false",
+    });
+    const resolver = createDidResolver({
+      config,
+      kv,
+      safeFetch: createSafeFetch(config.outbound),
+      now: Date.now,
+    });
+    const r = await resolver.resolve(host.did);
+    assert.equal(r.didResolutionMetadata.error, undefined, r.didResolutionMetadata.message);
+    assert.equal(r.didResolutionMetadata.servedFromCache, false);
+    assert.equal(host.count(ROOT), 1);
+  } finally {
+    await host.close();
+  }
+});
+
+Deno.test("DID_CACHE_TTL_SECONDS=0 stores nothing and always fetches", async () => {
+  const s = await setup({ DID_CACHE_TTL_SECONDS: "0" });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const g = await s.get();
+      assert.equal(g.r.didResolutionMetadata.servedFromCache, false);
+      assert.equal(g.res.headers.get("cache-control"), "no-store");
+    }
+    assert.equal(s.host.count(ROOT), 2);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("cached results are frozen: a caller cannot change what others are served", async () => {
+  const ctx: TestContext = await createTestContext();
+  try {
+    const resolver = createDidResolver(ctx.deps);
+    const did = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
+    const r = await resolver.resolve(did);
+    assert.throws(() => {
+      (r.didDocument as Record<string, unknown>).id = "did:key:other";
+    }, TypeError);
+    assert.equal((await resolver.resolve(did)).didDocument?.id, did);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("the memo and the LRU are bounded", async () => {
+  const ctx = await createTestContext();
+  const host = didHost({
+    "/a/did.json": (_r, did) => json(webDoc(`${did}:a`)),
+    "/b/did.json": (_r, did) => json(webDoc(`${did}:b`)),
+  });
+  try {
+    const resolver = createDidResolver(ctx.deps, { lruSize: 1 });
+    await resolver.resolve(`${host.did}:a`);
+    await resolver.resolve(`${host.did}:b`); // evicts :a from memory; KV still has it
+    const a = await resolver.resolve(`${host.did}:a`);
+    assert.equal(a.didResolutionMetadata.servedFromCache, true);
+    assert.equal(host.count("/a/did.json"), 1);
+  } finally {
+    await host.close();
+    await ctx.close();
+  }
+});
