@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { expectJson, serveLocal } from "../support/context.ts";
-import { WEBHOOK_SCHEDULE } from "../../src/webhooks/delivery.ts";
+import { parseRetryAfter, WEBHOOK_SCHEDULE } from "../../src/webhooks/delivery.ts";
 import { emit } from "../../src/webhooks/emit.ts";
 import {
   adminToken,
@@ -381,4 +381,37 @@ Deno.test("the delivery log: newest first, status filter, cursor pages, 403 for 
     await rx.close();
     await ctx.close();
   }
+});
+
+Deno.test("an attempt that gets no answer within the timeout fails and is retried", async () => {
+  const ctx = await webhookContext({ handler: { timeoutMs: 300 } });
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const rx = receiver(async () => {
+    await released;
+    return new Response(null, { status: 200 });
+  });
+  try {
+    await register(ctx, "org-a", rx.hook);
+    await sendTest(ctx, "org-a");
+    const t0 = Date.now();
+    await ctx.deps.dispatcher.runOnce();
+    assert.ok(Date.now() - t0 < 5_000);
+    const d = (await deliveries(ctx, "org-a")).data[0]!;
+    assert.equal(d.status, "failed");
+    assert.match(d.attempts[0]!.error!, /No answer from 127\.0\.0\.1:\d+ within 300 ms/);
+  } finally {
+    release();
+    await rx.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("Retry-After is read as seconds or as an HTTP date", () => {
+  const now = Date.parse("2026-03-01T12:00:00Z");
+  assert.equal(parseRetryAfter("30", now), 30_000);
+  assert.equal(parseRetryAfter("Sun, 01 Mar 2026 12:02:00 GMT", now), 120_000);
+  assert.equal(parseRetryAfter("Sun, 01 Mar 2026 11:00:00 GMT", now), 0);
+  assert.equal(parseRetryAfter("soon", now), undefined);
+  assert.equal(parseRetryAfter(null, now), undefined);
 });
