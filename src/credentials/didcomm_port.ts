@@ -15,9 +15,20 @@ export interface InboundMessage {
   /** The connection the envelope came over; null when it matches no connection of the org. */
   connectionId: string | null;
   message: Record<string, unknown>;
+  /**
+   * The handler adds its writes (with their checks) here; the DIDComm layer commits them together
+   * with the message's "processed" marker, and re-runs the handler on fresh state when the commit
+   * fails. Wake the dispatcher is the layer's job too.
+   */
+  op: Deno.AtomicOperation;
+  /** Processing time (ms since epoch). */
+  now: number;
 }
 
-/** Handles one received message. Must not throw for bad input: answer with a problem report. */
+/**
+ * Handles one received message by adding writes to `inbound.op`; must not throw for bad input
+ * (it queues a problem report in `op` instead).
+ */
 export type InboundHandler = (inbound: InboundMessage) => Promise<void>;
 
 /** The DIDComm services the credential exchange uses. */

@@ -9,7 +9,8 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { CredentialDidcommPort } from "./didcomm_port.ts";
 import { CredentialHolder, type HolderOptions } from "./holder.ts";
-import { inboundHandlers } from "./inbound.ts";
+import { AUTO_ACCEPT_KIND, inboundHandlers } from "./inbound.ts";
+import { autoAcceptHandler } from "./auto_accept.ts";
 import { credentialRoutes } from "./routes.ts";
 
 const holders = new WeakMap<AppDeps, CredentialHolder>();
@@ -42,8 +43,9 @@ export function credentialsFeature(deps: AppDeps) {
 }
 
 /**
- * Builds the holder of `deps` with `opts.port` (the DIDComm layer) and registers its handlers for
- * offer-credential, issue-credential and problem-report. Returns the holder.
+ * Builds the holder of `deps` with `opts.port` (the DIDComm layer), registers its handlers for
+ * offer-credential, issue-credential and problem-report, and the outbox handler of auto-accept
+ * steps. Returns the holder.
  */
 export function setupCredentials(
   deps: AppDeps,
@@ -51,6 +53,7 @@ export function setupCredentials(
 ): Promise<CredentialHolder> {
   const holder = new CredentialHolder(deps, { ...opts, port: opts.port ?? unavailablePort });
   holders.set(deps, holder);
+  deps.dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
   for (const [type, handler] of Object.entries(inboundHandlers(holder))) {
     holder.port.registerHandler(type, handler);
   }

@@ -10,7 +10,6 @@ import type { AppDeps } from "../deps.ts";
 import { verkeyToDidKey } from "../didcomm/keys.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
 import { keys } from "../kv/keys.ts";
-import { log } from "../log.ts";
 import { didKeyDocument } from "../did/methods/key.ts";
 import type { LdDidDocument, ResolveDid } from "./jsonld/types.ts";
 import type { CredentialDidcommPort, DidcommMessage } from "./didcomm_port.ts";
@@ -113,11 +112,19 @@ export class CredentialHolder {
 
   /** Queues `message` on the exchange's connection inside `op`. */
   async #queue(op: Deno.AtomicOperation, stored: StoredExchange, message: DidcommMessage) {
-    await this.port.queueMessage(op, {
-      orgId: stored.orgId,
-      connectionId: stored.record.connectionId,
-      message,
-    });
+    const { orgId, record } = stored;
+    try {
+      await this.port.queueMessage(op, { orgId, connectionId: record.connectionId, message });
+    } catch (err: unknown) {
+      if (err instanceof AppError && err.status === 404) {
+        // the record exists; its connection does not (any more): a state problem, not a 404
+        throw conflict(
+          `Credential exchange "${record.id}" uses connection "${record.connectionId}", ` +
+            "which no longer exists; no message can be sent on it.",
+        );
+      }
+      throw err;
+    }
   }
 
   /** `offer-received` → `request-sent`: sends the request for the offered credential. */
@@ -164,18 +171,5 @@ export class CredentialHolder {
       await this.#queue(op, stored, ackMessage(stored.record.threadId));
       return { ...stored, record: withState(stored.record, "done", now) };
     });
-  }
-
-  /** Runs an automatic step; failures are logged, never thrown (the record stays where it is). */
-  async auto(what: string, orgId: string, id: string, fn: () => Promise<unknown>): Promise<void> {
-    try {
-      await fn();
-    } catch (err: unknown) {
-      log("warn", `credential auto-accept (${what}) did not run`, {
-        orgId,
-        credentialRecordId: id,
-        error: err instanceof Error ? err.message : String(err),
-      });
-    }
   }
 }

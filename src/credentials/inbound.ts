@@ -1,13 +1,17 @@
 /**
  * Received Issue Credential 2.0 messages (holder role): offers, issued credentials, problem
- * reports. Nothing here throws for bad input: a message that cannot be related to an exchange in
- * the right state, or cannot be read, gets a problem report and changes no record; a credential
- * whose proof or content is wrong abandons the exchange (with a problem report).
+ * reports. Handlers only add writes to the inbound operation (committed by the DIDComm layer with
+ * the message's processed marker). Nothing here throws for bad input: a message that cannot be
+ * related to an exchange in the right state, or cannot be read, gets a problem report and changes
+ * no record; a credential whose proof or content is wrong abandons the exchange (with a problem
+ * report). Auto-accept steps are queued in the same operation (outbox kind
+ * {@link AUTO_ACCEPT_KIND}) and run the same methods as the routes.
  *
  * @module
  */
 import { uuidv7 } from "../kv/ids.ts";
 import { log } from "../log.ts";
+import { enqueue } from "../outbox/outbox.ts";
 import { verifyCredential } from "./jsonld/verify.ts";
 import type { CredentialHolder } from "./holder.ts";
 import type { InboundMessage } from "./didcomm_port.ts";
@@ -19,6 +23,7 @@ import {
 } from "./jsonld_format.ts";
 import {
   ISSUE_CREDENTIAL_V2,
+  LD_PROOF_VC_DETAIL,
   PROBLEM_CODES,
   problemReportMessage,
   threadIdOf,
@@ -34,11 +39,21 @@ import {
 
 type Json = Record<string, unknown>;
 
+/** Outbox kind of automatic accept steps (auto-accept policy). */
+export const AUTO_ACCEPT_KIND = "credential_auto_accept";
+
+/** Payload of an {@link AUTO_ACCEPT_KIND} message. */
+export interface AutoAcceptPayload {
+  orgId: string;
+  credentialRecordId: string;
+  step: "accept-offer" | "accept-credential";
+}
+
 /** Inbound message handlers of the holder, keyed by message type. */
 export function inboundHandlers(holder: CredentialHolder) {
   const { deps } = holder;
 
-  /** Commits a lone problem report to the sender; logs instead when there is no connection. */
+  /** Adds a problem report to the sender to `inbound.op`; logs only when there is no connection. */
   async function reply(inbound: InboundMessage, threadId: string, code: string, en: string) {
     log("warn", "credential exchange problem", {
       orgId: inbound.orgId,
@@ -50,13 +65,11 @@ export function inboundHandlers(holder: CredentialHolder) {
     });
     if (!inbound.connectionId) return;
     try {
-      const op = deps.kv.atomic();
-      await holder.port.queueMessage(op, {
+      await holder.port.queueMessage(inbound.op, {
         orgId: inbound.orgId,
         connectionId: inbound.connectionId,
         message: problemReportMessage(threadId, code, en),
       });
-      if ((await op.commit()).ok) deps.dispatcher.wake();
     } catch (err: unknown) {
       log("warn", "problem report not queued", {
         orgId: inbound.orgId,
@@ -65,15 +78,24 @@ export function inboundHandlers(holder: CredentialHolder) {
     }
   }
 
-  /** The exchange of a message's thread on the sender's connection, or why not. */
+  /** The exchange of a message's thread on the sender's connection, or null. */
   async function exchangeOf(inbound: InboundMessage, threadId: string) {
     const entry = await readExchangeByThread(deps.kv, inbound.orgId, threadId);
     if (!entry || entry.value.record.connectionId !== inbound.connectionId) return null;
     return entry;
   }
 
+  /** Queues an automatic step in `op` when the org's policy asks for it. */
+  async function autoStep(inbound: InboundMessage, id: string, step: AutoAcceptPayload["step"]) {
+    const policy = await holder.autoAcceptPolicy(inbound.orgId);
+    const wanted = step === "accept-offer" ? policy === "always" : policy !== "never";
+    if (!wanted) return;
+    const payload: AutoAcceptPayload = { orgId: inbound.orgId, credentialRecordId: id, step };
+    enqueue(inbound.op, { kind: AUTO_ACCEPT_KIND, orgId: inbound.orgId, payload }, inbound.now);
+  }
+
   async function onOffer(inbound: InboundMessage): Promise<void> {
-    const { orgId, connectionId, message } = inbound;
+    const { orgId, connectionId, message, op, now } = inbound;
     const threadId = threadIdOf(message);
     if (!threadId) {
       return await reply(inbound, "", PROBLEM_CODES.malformed, "The offer has no @id.");
@@ -81,8 +103,7 @@ export function inboundHandlers(holder: CredentialHolder) {
     if (!connectionId) {
       return await reply(inbound, threadId, PROBLEM_CODES.unexpected, "No connection.");
     }
-    const existing = await readExchangeByThread(deps.kv, orgId, threadId);
-    if (existing) {
+    if (await readExchangeByThread(deps.kv, orgId, threadId)) {
       return await reply(
         inbound,
         threadId,
@@ -99,7 +120,6 @@ export function inboundHandlers(holder: CredentialHolder) {
         `The offer cannot be read: ${parsed.reason}.`,
       );
     }
-    const now = deps.now();
     const record = newHolderRecord({
       id: uuidv7(now),
       connectionId,
@@ -114,31 +134,25 @@ export function inboundHandlers(holder: CredentialHolder) {
       orgId,
       record,
       format: {
-        offerFormat: parsed.ok ? "aries/ld-proof-vc-detail@v1.0" : parsed.format ?? "",
+        offerFormat: parsed.ok ? LD_PROOF_VC_DETAIL : parsed.format ?? "",
         ...(parsed.ok ? { offer: parsed.detail } : {}),
         offerMessageId: String(message["@id"]),
       },
     };
-    const op = deps.kv.atomic();
     addNewExchange(op, stored, now);
-    if (!parsed.ok) {
+    if (parsed.ok) {
+      await autoStep(inbound, record.id, "accept-offer");
+    } else {
       await holder.port.queueMessage(op, {
         orgId,
         connectionId,
         message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, parsed.reason),
       });
     }
-    if (!(await op.commit()).ok) {
-      return await reply(inbound, threadId, PROBLEM_CODES.unexpected, "Duplicate offer.");
-    }
-    deps.dispatcher.wake();
-    if (parsed.ok && await holder.autoAcceptPolicy(orgId) === "always") {
-      await holder.auto("offer", orgId, record.id, () => holder.acceptOffer(orgId, record.id));
-    }
   }
 
   async function onCredential(inbound: InboundMessage): Promise<void> {
-    const { orgId, message } = inbound;
+    const { orgId, message, op, now } = inbound;
     const threadId = threadIdOf(message) ?? "";
     const entry = await exchangeOf(inbound, threadId);
     if (!entry) {
@@ -150,15 +164,15 @@ export function inboundHandlers(holder: CredentialHolder) {
       );
     }
     const stored = entry.value;
-    const notNow = () =>
-      reply(
+    if (stored.record.state !== "request-sent" || !stored.format.request) {
+      return await reply(
         inbound,
         threadId,
         PROBLEM_CODES.unexpected,
         `The exchange on thread "${threadId}" is in state "${stored.record.state}"; ` +
           `a credential is accepted only in "request-sent".`,
       );
-    if (stored.record.state !== "request-sent" || !stored.format.request) return await notNow();
+    }
     const parsed = parseIssuedCredential(message);
     if (!parsed.ok) {
       return await reply(
@@ -174,18 +188,16 @@ export function inboundHandlers(holder: CredentialHolder) {
     if (!problem) {
       const result = await verifyCredential(vc, {
         resolveDid: holder.resolveDid,
-        now: new Date(deps.now()),
+        now: new Date(now),
       });
       if (!result.verified) problem = `credential proof does not verify (${result.error})`;
     }
-    const now = deps.now();
-    const op = deps.kv.atomic();
     let next: StoredExchange;
     if (problem) {
       next = {
         ...stored,
         record: withState(stored.record, "abandoned", now, {
-          errorMessage: `${PROBLEM_CODES.abandoned}: ${problem}`,
+          errorMessage: `${PROBLEM_CODES.abandoned}: ${problem}`.slice(0, 1000),
         }),
       };
       await holder.port.queueMessage(op, {
@@ -205,18 +217,13 @@ export function inboundHandlers(holder: CredentialHolder) {
           ],
         }),
       };
+      await autoStep(inbound, stored.record.id, "accept-credential");
     }
     addExchangeUpdate(op, entry, next, now);
-    if (!(await op.commit()).ok) return await notNow(); // a concurrent copy won
-    deps.dispatcher.wake();
-    if (!problem && await holder.autoAcceptPolicy(orgId) !== "never") {
-      const id = stored.record.id;
-      await holder.auto("credential", orgId, id, () => holder.acceptCredential(orgId, id));
-    }
   }
 
   async function onProblemReport(inbound: InboundMessage): Promise<void> {
-    const { message } = inbound;
+    const { message, op, now } = inbound;
     const threadId = threadIdOf(message) ?? "";
     const entry = await exchangeOf(inbound, threadId);
     // Never answer a problem report with one (no loops); unknown threads are only logged.
@@ -228,35 +235,27 @@ export function inboundHandlers(holder: CredentialHolder) {
       return;
     }
     const d = message.description as Json | undefined;
-    const code = typeof d?.code === "string" ? d.code : "problem-report";
-    const en = typeof d?.en === "string" ? d.en : "the issuer reported a problem";
-    const now = deps.now();
-    const op = deps.kv.atomic();
+    const code = typeof d?.code === "string"
+      ? d.code
+      : typeof message["problem-code"] === "string"
+      ? message["problem-code"]
+      : "problem-report";
+    const en = typeof d?.en === "string"
+      ? d.en
+      : typeof message.explain === "string"
+      ? message.explain
+      : "the issuer reported a problem";
     addExchangeUpdate(op, entry, {
       ...entry.value,
       record: withState(entry.value.record, "abandoned", now, {
         errorMessage: `${code}: ${en}`.slice(0, 1000),
       }),
     }, now);
-    if ((await op.commit()).ok) deps.dispatcher.wake();
   }
 
-  /** Wraps a handler so an unexpected failure is logged, never thrown into the transport. */
-  const safe = (fn: (m: InboundMessage) => Promise<void>) => async (m: InboundMessage) => {
-    try {
-      await fn(m);
-    } catch (err: unknown) {
-      log("error", "credential message handler failed", {
-        orgId: m.orgId,
-        type: m.message["@type"],
-        error: err instanceof Error ? err.message : String(err),
-      });
-    }
-  };
-
   return {
-    [ISSUE_CREDENTIAL_V2.offer]: safe(onOffer),
-    [ISSUE_CREDENTIAL_V2.credential]: safe(onCredential),
-    [ISSUE_CREDENTIAL_V2.problemReport]: safe(onProblemReport),
+    [ISSUE_CREDENTIAL_V2.offer]: onOffer,
+    [ISSUE_CREDENTIAL_V2.credential]: onCredential,
+    [ISSUE_CREDENTIAL_V2.problemReport]: onProblemReport,
   };
 }

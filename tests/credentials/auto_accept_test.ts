@@ -41,10 +41,13 @@ Deno.test("auto-accept always: the offer is accepted and the credential acked wi
   try {
     const thid = crypto.randomUUID();
     await ctx.port.receive(ctx.orgId, ctx.connectionId, offerMessage(ctx.issuer.did, { thid }));
+    assert.equal((await recordOf(ctx, thid)).state, "offer-received");
+    await ctx.flush(); // the queued automatic step runs
     assert.equal((await recordOf(ctx, thid)).state, "request-sent");
     await issueFor(ctx, thid);
-    assert.equal((await recordOf(ctx, thid)).state, "done");
+    assert.equal((await recordOf(ctx, thid)).state, "credential-received");
     const sent = await ctx.flush();
+    assert.equal((await recordOf(ctx, thid)).state, "done");
     assert.equal(sent.filter((s) => s.message["@type"].endsWith("/ack")).length, 1);
   } finally {
     await ctx.close();
@@ -55,6 +58,7 @@ Deno.test("auto-accept contentApproved: offers wait for a person, verified crede
   const ctx = await createCredentialContext({ policy: "contentApproved" });
   try {
     const { id, thid } = await exchangeToCredentialReceived(ctx);
+    await ctx.flush();
     const rec = await recordOf(ctx, thid);
     assert.equal(rec.id, id);
     assert.equal(rec.state, "done");
@@ -64,6 +68,7 @@ Deno.test("auto-accept contentApproved: offers wait for a person, verified crede
       ctx.connectionId,
       offerMessage(ctx.issuer.did, { thid: other }),
     );
+    await ctx.flush();
     assert.equal((await recordOf(ctx, other)).state, "offer-received");
   } finally {
     await ctx.close();
@@ -74,8 +79,8 @@ Deno.test("auto-accept never (default): the credential waits in credential-recei
   const ctx = await createCredentialContext();
   try {
     const { thid } = await exchangeToCredentialReceived(ctx);
-    assert.equal((await recordOf(ctx, thid)).state, "credential-received");
     const sent = await ctx.flush();
+    assert.equal((await recordOf(ctx, thid)).state, "credential-received");
     assert.equal(sent.filter((s) => s.message["@type"].endsWith("/ack")).length, 0);
   } finally {
     await ctx.close();
@@ -109,6 +114,23 @@ Deno.test("accept-offer with bindSubjectDid binds credentialSubject.id to the or
     );
     const w3c = (list.data as Json[])[0]!;
     assert.deepEqual((w3c._tags as Json).subjectIds, [verkeyToDidKey(agent.verkey)]);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("an automatic step that finds the record already moved on is skipped, not retried", async () => {
+  const ctx = await createCredentialContext({ policy: "always" });
+  try {
+    const thid = crypto.randomUUID();
+    await ctx.port.receive(ctx.orgId, ctx.connectionId, offerMessage(ctx.issuer.did, { thid }));
+    const rec = await recordOf(ctx, thid);
+    await ctx.holder.declineOffer(ctx.orgId, rec.id); // a person was faster
+    const sent = await ctx.flush();
+    assert.equal((await recordOf(ctx, thid)).state, "declined");
+    assert.equal(sent.filter((s) => s.message["@type"].endsWith("/request-credential")).length, 0);
+    const pending = await Array.fromAsync(ctx.kv.list({ prefix: ["outbox_due"] }));
+    assert.equal(pending.length, 0, "no step left to retry");
   } finally {
     await ctx.close();
   }

@@ -64,7 +64,16 @@ export function fakeDidcommPort(deps: AppDeps, opts: { postTo?: string } = {}): 
     async receive(orgId, connectionId, message) {
       const h = port.handlers.get(String(message["@type"]));
       if (!h) throw new Error(`no handler for ${message["@type"]}`);
-      await h({ orgId, connectionId, message });
+      // like the DIDComm layer: the handler's writes commit in one op; a failed commit re-runs it
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const op = deps.kv.atomic();
+        await h({ orgId, connectionId, message, op, now: deps.now() });
+        if ((await op.commit()).ok) {
+          deps.dispatcher.wake();
+          return;
+        }
+      }
+      throw new Error("inbound commit kept failing");
     },
   };
   deps.dispatcher.register<SentMessage>(FAKE_DIDCOMM_KIND, {
@@ -142,7 +151,7 @@ export async function createCredentialContext(
     orgId,
     connectionId,
     flush: async () => {
-      await ctx.deps.dispatcher.runOnce();
+      while (await ctx.deps.dispatcher.runOnce() > 0) { /* until nothing is due */ }
       return port!.sent;
     },
   };
