@@ -52,24 +52,21 @@ export async function servedContext(opts: ContextOptions = {}): Promise<ServedCo
   };
 }
 
-/** Configures the org's agent with `endpoint` (owner token); returns the agent's data. */
+/** Configures the org's agent with `endpoint` (owner token); returns the agent's data and apiKey. */
 export async function configureAgent(
   ctx: TestContext,
   orgId: string,
   endpoint: string,
 ): Promise<Record<string, unknown>> {
   const token = await ctx.token({ [orgId]: ["owner"] });
+  const apiKey = "k3y-" + crypto.randomUUID();
   const res = await ctx.call("POST", `/orgs/${orgId}/agents/configure`, {
     token,
-    body: {
-      walletName: "HolderAgent",
-      agentEndpoint: endpoint,
-      apiKey: "k3y-" + crypto.randomUUID(),
-    },
+    body: { walletName: "HolderAgent", agentEndpoint: endpoint, apiKey },
   });
   const text = await res.text();
   if (res.status !== 201) throw new Error(`configure failed: ${res.status} ${text}`);
-  return JSON.parse(text).data;
+  return { ...(JSON.parse(text).data as Record<string, unknown>), apiKey };
 }
 
 /** Polls `fn` every 25 ms until it returns a truthy value. */
@@ -85,4 +82,12 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** An org agent token for `apiKey` (POST /agent/token). */
+export async function agentToken(ctx: TestContext, apiKey: string): Promise<string> {
+  const res = await ctx.call("POST", "/agent/token", { headers: { authorization: apiKey } });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`agent token failed: ${res.status} ${text}`);
+  return JSON.parse(text).token;
 }
