@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import {
   type ContextOptions,
   createTestContext,
+  expectJson,
   serveLocal,
   signToken,
   type TestContext,
@@ -96,4 +97,26 @@ export async function sendTest(ctx: TestContext, orgId: string): Promise<string>
 export function manualClock(start = Date.now()) {
   let t = start;
   return { now: () => t, advance: (ms: number) => (t += ms), set: (ms: number) => (t = ms) };
+}
+
+/** A delivery as the delivery log shows it (the fields the tests read). */
+export type Delivery = {
+  id: string;
+  eventId: string;
+  status: string;
+  skipped: boolean;
+  attempts: { n: number; ok: boolean; status?: number; error?: string }[];
+  nextAttemptAt: string | null;
+  lastError: string | null;
+};
+
+/** GET /notification/deliveries for `orgId` as its owner. */
+export async function deliveries(
+  ctx: TestContext,
+  orgId: string,
+  query = "",
+): Promise<{ data: Delivery[]; nextCursor: string | null }> {
+  const token = await adminToken(ctx, { [orgId]: ["owner"] });
+  const res = await ctx.call("GET", `/notification/deliveries?orgId=${orgId}${query}`, { token });
+  return await expectJson(res, 200) as never;
 }
