@@ -26,6 +26,10 @@ export interface TestPeerOptions {
   status?: number;
   /** Do not answer requests automatically. */
   manual?: boolean;
+  /** Listen on this port (default: a free one). */
+  port?: number;
+  /** Use this key pair (to come back on the same port with the same identity). */
+  keyPair?: Awaited<ReturnType<typeof generateEd25519KeyPair>>;
 }
 
 /** A running test peer. */
@@ -57,26 +61,29 @@ const enc = new TextEncoder();
 
 /** Starts a test peer on a free 127.0.0.1 port. */
 export async function startTestPeer(opts: TestPeerOptions = {}): Promise<TestPeer> {
-  const kp = await generateEd25519KeyPair();
+  const kp = opts.keyPair ?? await generateEd25519KeyPair();
   const received: TestPeer["received"] = [];
   let status = opts.status ?? 200;
   let ours: DidCommTarget | undefined;
   const slot: { handle?: (m: DidCommMessage) => Promise<void> } = {};
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
-    const body = new Uint8Array(await req.arrayBuffer());
-    try {
-      const un = await unpackMessage(
-        body,
-        (k) => Promise.resolve(k === kp.verkey ? kp.secretKey : undefined),
-      );
-      const message = un.message as DidCommMessage;
-      received.push({ message, senderKey: un.senderKey });
-      if (status === 200 && slot.handle) await slot.handle(message);
-    } catch {
-      return new Response("bad", { status: 400 });
-    }
-    return new Response(null, { status });
-  });
+  const server = Deno.serve(
+    { port: opts.port ?? 0, hostname: "127.0.0.1", onListen: () => {} },
+    async (req) => {
+      const body = new Uint8Array(await req.arrayBuffer());
+      try {
+        const un = await unpackMessage(
+          body,
+          (k) => Promise.resolve(k === kp.verkey ? kp.secretKey : undefined),
+        );
+        const message = un.message as DidCommMessage;
+        received.push({ message, senderKey: un.senderKey });
+        if (status === 200 && slot.handle) await slot.handle(message);
+      } catch {
+        return new Response("bad", { status: 400 });
+      }
+      return new Response(null, { status });
+    },
+  );
   const port = server.addr.port;
   const endpoint = `http://127.0.0.1:${port}`;
   const did = createPeerDid2({

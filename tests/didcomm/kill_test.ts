@@ -1,0 +1,168 @@
+/**
+ * Never lost: the real service (`src/main.ts` subprocess) commits a connection request for a peer
+ * whose endpoint hangs, is killed with SIGKILL while the delivery is in flight, and after a
+ * restart on the same KV file the peer receives the request (decrypted with its own key).
+ */
+import assert from "node:assert/strict";
+import { unpackMessage } from "../../src/didcomm/envelope.ts";
+import { generateEd25519KeyPair, verkeyToDidKey } from "../../src/didcomm/keys.ts";
+import {
+  createIdp,
+  serveLocal,
+  signToken,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+} from "../support/context.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const ORG = "org-kill";
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000) {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function startService(env: Record<string, string>, base: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "src/main.ts"],
+    cwd: ROOT,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const out: string[] = [];
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    for await (const chunk of s.pipeThrough(new TextDecoderStream())) out.push(chunk);
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  await waitFor("service health", async () => {
+    try {
+      const r = await fetch(`${base}/health`);
+      await r.body?.cancel();
+      return r.ok;
+    } catch {
+      return false;
+    }
+  }).catch(async (err) => {
+    child.kill("SIGKILL");
+    await child.status;
+    throw new Error(`${err.message}: ${out.join("")}`);
+  });
+  return { child, output: out, drained };
+}
+
+Deno.test("kill -9 between commit and delivery: the DIDComm message arrives after restart", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "didcomm_kill_" });
+  const idp = await createIdp();
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: Deno.env.get("HOME") ?? dir,
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+    PORT: String(port),
+    HOSTNAME: "127.0.0.1",
+    KV_PATH: `${dir}/kv.sqlite3`,
+    SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
+    AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),
+    AUTH_ISSUER: TEST_ISSUER,
+    AUTH_AUDIENCE: TEST_AUDIENCE,
+    PUBLIC_URL: base,
+    OUTBOUND_REQUIRE_HTTPS: "false",
+    OUTBOUND_ALLOW_PRIVATE: "true",
+    OUTBOX_LEASE_SECONDS: "2",
+    LOG_LEVEL: "error",
+  };
+
+  // The peer: phase 1 requests arrive and hang; phase 2 it decrypts and answers 200.
+  const kp = await generateEd25519KeyPair();
+  let hanging = true;
+  let hung = 0;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const delivered: Record<string, unknown>[] = [];
+  const peer = serveLocal(async (req) => {
+    const body = new Uint8Array(await req.arrayBuffer());
+    if (hanging) {
+      hung++;
+      await released;
+      return new Response(null, { status: 503 });
+    }
+    const un = await unpackMessage(
+      body,
+      (k) => Promise.resolve(k === kp.verkey ? kp.secretKey : undefined),
+    );
+    delivered.push(un.message);
+    return new Response(null, { status: 200 });
+  });
+
+  const owner = { authorization: `Bearer ${await signToken(idp, { orgs: { [ORG]: ["owner"] } })}` };
+  const json = { "content-type": "application/json" };
+  let svc = await startService(env, base);
+  try {
+    const conf = await fetch(`${base}/orgs/${ORG}/agents/configure`, {
+      method: "POST",
+      headers: { ...owner, ...json },
+      body: JSON.stringify({
+        walletName: "KillAgent",
+        agentEndpoint: `${base}/didcomm`,
+        apiKey: "k3y-" + crypto.randomUUID(),
+      }),
+    });
+    assert.equal(conf.status, 201, await conf.text());
+    const invitation = {
+      "@type": "https://didcomm.org/out-of-band/1.1/invitation",
+      "@id": crypto.randomUUID(),
+      label: "Peer",
+      handshake_protocols: ["https://didcomm.org/didexchange/1.1"],
+      services: [{
+        id: "#inline-0",
+        type: "did-communication",
+        recipientKeys: [verkeyToDidKey(kp.verkey)],
+        serviceEndpoint: peer.url,
+      }],
+    };
+    const res = await fetch(`${base}/orgs/${ORG}/connections/receive-invitation`, {
+      method: "POST",
+      headers: { ...owner, ...json },
+      body: JSON.stringify({ invitation }),
+    });
+    const created = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(created));
+
+    await waitFor("the request in flight at the hanging peer", () => hung >= 1);
+    svc.child.kill("SIGKILL");
+    await svc.child.status;
+    await svc.drained;
+    hanging = false;
+    release();
+
+    svc = await startService(env, base);
+    await waitFor("the request delivered after restart", () => delivered.length >= 1);
+    const request = delivered[0]!;
+    assert.equal(request["@type"], "https://didcomm.org/didexchange/1.1/request");
+    assert.equal(request["@id"], created.threadId);
+    assert.equal(request.did, created.did);
+    const after = await fetch(`${base}/orgs/${ORG}/connections/${created.id}`, { headers: owner });
+    assert.equal((await after.json()).state, "request-sent");
+  } finally {
+    try {
+      svc.child.kill("SIGKILL");
+      await svc.child.status;
+      await svc.drained;
+    } catch { /* already gone */ }
+    release();
+    await peer.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});

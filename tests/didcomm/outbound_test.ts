@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { generateEd25519KeyPair, verkeyToDidKey } from "../../src/didcomm/keys.ts";
+import { DIDCOMM_KIND, DIDCOMM_SCHEDULE } from "../../src/didcomm/outbound.ts";
+import { keys } from "../../src/kv/keys.ts";
+import type { OutboxMessage } from "../../src/outbox/outbox.ts";
+import type { WebhookEvent } from "../../src/webhooks/events.ts";
+import { expectJson } from "../support/context.ts";
+import { configureAgent, type ServedContext, servedContext } from "./helpers.ts";
+import { startTestPeer } from "./test_peer.ts";
+
+const ORG = "org-a";
+const REQUEST = "https://didcomm.org/didexchange/1.1/request";
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+function invitationTo(verkey: string, endpoint: string): Record<string, unknown> {
+  return {
+    "@type": "https://didcomm.org/out-of-band/1.1/invitation",
+    "@id": crypto.randomUUID(),
+    label: "Peer",
+    handshake_protocols: ["https://didcomm.org/didexchange/1.1"],
+    services: [{
+      id: "#inline-0",
+      type: "did-communication",
+      recipientKeys: [verkeyToDidKey(verkey)],
+      routingKeys: [],
+      serviceEndpoint: endpoint,
+    }],
+  };
+}
+
+async function didcommMessages(kv: Deno.Kv): Promise<OutboxMessage[]> {
+  const out: OutboxMessage[] = [];
+  for await (const p of kv.list<string>({ prefix: keys.outboxByOrgPrefix(ORG, DIDCOMM_KIND) })) {
+    const m = await kv.get<OutboxMessage>(keys.outboxMessage(p.value));
+    if (m.value) out.push(m.value);
+  }
+  return out;
+}
+
+async function clockContext(): Promise<{ ctx: ServedContext; clock: { t: number } }> {
+  const clock = { t: Date.now() };
+  const ctx = await servedContext({ now: () => clock.t });
+  await configureAgent(ctx, ORG, ctx.endpoint);
+  return { ctx, clock };
+}
+
+Deno.test("a message to a peer that is down is delivered when the peer comes back", async () => {
+  const { ctx, clock } = await clockContext();
+  const kp = await generateEd25519KeyPair();
+  const port = freePort();
+  let peer: Awaited<ReturnType<typeof startTestPeer>> | undefined;
+  try {
+    const token = await ctx.token({ [ORG]: ["holder"] });
+    await expectJson(
+      await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
+        token,
+        body: { invitation: invitationTo(kp.verkey, `http://127.0.0.1:${port}`) },
+      }),
+      201,
+    );
+    await ctx.deps.dispatcher.runOnce();
+    let [msg] = await didcommMessages(ctx.kv);
+    assert.equal(msg!.status, "pending");
+    assert.equal(msg!.attempts, 1);
+    assert.ok(msg!.lastError, "the refused connection is recorded");
+
+    peer = await startTestPeer({ port, keyPair: kp, manual: true });
+    clock.t += DIDCOMM_SCHEDULE[0]!;
+    await ctx.deps.dispatcher.runOnce();
+    [msg] = await didcommMessages(ctx.kv);
+    assert.equal(msg!.status, "succeeded");
+    assert.equal(msg!.attempts, 2);
+    const request = await peer.waitFor(REQUEST, 1000);
+    assert.equal(peer.received.length, 1);
+    assert.equal(request["@id"], (msg!.payload as { message: { "@id": string } }).message["@id"]);
+  } finally {
+    await peer?.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("a message that cannot be delivered is dead-lettered with a message.delivery_failed event", async () => {
+  const { ctx, clock } = await clockContext();
+  const failing = await startTestPeer({ manual: true, status: 500 });
+  const refusing = await startTestPeer({ manual: true, status: 400 });
+  try {
+    const token = await ctx.token({ [ORG]: ["holder"] });
+    const conns: Record<string, string> = {};
+    for (const [name, p] of [["failing", failing], ["refusing", refusing]] as const) {
+      const c = await expectJson(
+        await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
+          token,
+          body: { invitation: p.invitation() },
+        }),
+        201,
+      );
+      conns[name] = String(c.id);
+    }
+    for (let i = 0; i <= DIDCOMM_SCHEDULE.length; i++) {
+      await ctx.deps.dispatcher.runOnce();
+      clock.t += DIDCOMM_SCHEDULE[Math.min(i, DIDCOMM_SCHEDULE.length - 1)]!;
+    }
+    const msgs = await didcommMessages(ctx.kv);
+    const byConn = (id: string) =>
+      msgs.find((m) => (m.payload as { connectionId: string }).connectionId === id)!;
+    const dead = byConn(conns.failing!);
+    assert.equal(dead.status, "dead");
+    assert.equal(dead.attempts, DIDCOMM_SCHEDULE.length + 1);
+    assert.equal(failing.received.length, DIDCOMM_SCHEDULE.length + 1, "every attempt reached it");
+    const final = byConn(conns.refusing!);
+    assert.equal(final.status, "dead");
+    assert.equal(final.attempts, 1, "a 4xx answer is final");
+
+    const events: WebhookEvent[] = [];
+    for await (const e of ctx.kv.list<OutboxMessage<WebhookEvent>>({ prefix: ["outbox"] })) {
+      if (e.value.kind === "webhook" && e.value.payload?.type === "message.delivery_failed") {
+        events.push(e.value.payload);
+      }
+    }
+    assert.equal(events.length, 2);
+    const ev = events.find((e) => e.data.connectionId === conns.failing)!;
+    assert.equal(ev.orgId, ORG);
+    assert.equal(ev.data.outboxId, dead.id);
+    assert.equal(ev.data.messageType, REQUEST);
+    assert.equal(ev.data.attempts, DIDCOMM_SCHEDULE.length + 1);
+    assert.equal(ev.data.lastStatus, 500);
+  } finally {
+    await failing.close();
+    await refusing.close();
+    await ctx.close();
+  }
+});
