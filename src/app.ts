@@ -41,9 +41,8 @@ export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<
     const m = c.req.method;
     if ((m === "POST" || m === "PUT" || m === "PATCH") && !c.req.path.startsWith("/didcomm")) {
       const ct = c.req.header("content-type");
-      const hasBody =
-        c.req.header("content-length") !== undefined && c.req.header("content-length") !== "0" ||
-        c.req.header("transfer-encoding") !== undefined;
+      const len = c.req.header("content-length");
+      const hasBody = len !== undefined ? len !== "0" : c.req.raw.body !== null;
       if (hasBody && (!ct || !JSON_TYPE.test(ct))) {
         throw new AppError(
           "unsupported_media_type",
