@@ -5,6 +5,7 @@ import { agentsFeature } from "./agents/routes.ts";
 import { setupAgents } from "./agents/setup.ts";
 import { didcommFeature, setupDidcomm } from "./didcomm/feature.ts";
 import { setupWebhooks, webhooksFeature } from "./webhooks/feature.ts";
+import { credentialsFeature, setupCredentials } from "./credentials/feature.ts";
 
 /** Every feature router, in mount order. */
 export const features: Feature[] = [
@@ -12,6 +13,7 @@ export const features: Feature[] = [
   agentsFeature,
   didcommFeature,
   webhooksFeature,
+  credentialsFeature,
 ];
 
 /** Registers every outbox handler and trusted token issuer of the features. */
@@ -19,4 +21,5 @@ export async function setupFeatures(deps: AppDeps): Promise<void> {
   await setupAgents(deps);
   await setupDidcomm(deps);
   await setupWebhooks(deps);
+  await setupCredentials(deps);
 }

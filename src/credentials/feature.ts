@@ -6,8 +6,7 @@
  * @module
  */
 import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
-import type { CredentialDidcommPort } from "./didcomm_port.ts";
+import { realDidcommPort, serviceResolveDid } from "./didcomm_adapter.ts";
 import { CredentialHolder, type HolderOptions } from "./holder.ts";
 import { AUTO_ACCEPT_KIND, inboundHandlers } from "./inbound.ts";
 import { autoAcceptHandler } from "./auto_accept.ts";
@@ -15,23 +14,14 @@ import { credentialRoutes } from "./routes.ts";
 
 const holders = new WeakMap<AppDeps, CredentialHolder>();
 
-/** Used until a DIDComm port is set up: every send fails with 503. */
-const unavailablePort: CredentialDidcommPort = {
-  registerHandler() {},
-  queueMessage() {
-    throw new AppError(
-      "didcomm_unavailable",
-      503,
-      "DIDComm messaging is not set up in this service; no message can be sent.",
-    );
-  },
-};
-
 /** The holder of `deps` (set up by {@link setupCredentials}). */
 export function holderFor(deps: AppDeps): CredentialHolder {
   let h = holders.get(deps);
   if (!h) {
-    h = new CredentialHolder(deps, { port: unavailablePort });
+    h = new CredentialHolder(deps, {
+      port: realDidcommPort(deps),
+      resolveDid: serviceResolveDid(deps),
+    });
     holders.set(deps, h);
   }
   return h;
@@ -43,7 +33,8 @@ export function credentialsFeature(deps: AppDeps) {
 }
 
 /**
- * Builds the holder of `deps` with `opts.port` (the DIDComm layer), registers its handlers for
+ * Builds the holder of `deps` (default: the real DIDComm layer and the service's DID resolver;
+ * tests may pass a port or resolver), registers its handlers for
  * offer-credential, issue-credential and problem-report, and the outbox handler of auto-accept
  * steps. Returns the holder.
  */
@@ -51,7 +42,10 @@ export function setupCredentials(
   deps: AppDeps,
   opts: Partial<HolderOptions> = {},
 ): Promise<CredentialHolder> {
-  const holder = new CredentialHolder(deps, { ...opts, port: opts.port ?? unavailablePort });
+  const holder = new CredentialHolder(deps, {
+    port: opts.port ?? realDidcommPort(deps),
+    resolveDid: opts.resolveDid ?? serviceResolveDid(deps),
+  });
   holders.set(deps, holder);
   deps.dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
   for (const [type, handler] of Object.entries(inboundHandlers(holder))) {
