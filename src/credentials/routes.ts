@@ -56,11 +56,10 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
     return entry.value.orgId;
   };
 
-  const acceptCredential = (path: string, hide: boolean) =>
+  const acceptCredential = (path: string) =>
     createRoute({
       method: "post",
       path,
-      hide,
       tags: ["credentials"],
       summary: "Accept a received credential: state done, ack sent to the issuer",
       description: "Only from `credential-received`. The state change and the outgoing " +
@@ -75,13 +74,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
       },
     });
 
-  for (
-    const [path, hide] of [["/credentials/accept-credential", false], [
-      "/didcomm/credentials/accept-credential",
-      true,
-    ]] as const
-  ) {
-    app.openapi(acceptCredential(path, hide), async (c) => {
+  for (const path of ["/credentials/accept-credential", "/didcomm/credentials/accept-credential"]) {
+    app.openapi(acceptCredential(path), async (c) => {
       const { credentialRecordId: id } = c.req.valid("json");
       const orgId = await orgOfRecord(c, id);
       return c.json(await holder().acceptCredential(orgId, id), 200);

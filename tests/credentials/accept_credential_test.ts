@@ -261,6 +261,7 @@ Deno.test("the OpenAPI document describes the credential routes and the record s
     for (
       const p of [
         "/credentials/accept-credential",
+        "/didcomm/credentials/accept-credential",
         "/credentials/accept-offer",
         "/credentials/decline-offer",
         "/credentials/{id}",
@@ -284,6 +285,61 @@ Deno.test("the OpenAPI document describes the credential routes and the record s
         "_tags",
       ]
     ) assert.ok((rec.properties as Json)[f], f);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("the org's agent token may accept its credentials; another org's agent token gets 404", async () => {
+  const { agentsFeature } = await import("../../src/agents/routes.ts");
+  const { setupAgents } = await import("../../src/agents/setup.ts");
+  const { credentialsFeature, setupCredentials } = await import(
+    "../../src/credentials/feature.ts"
+  );
+  const { createTestContext } = await import("../support/context.ts");
+  const { fakeDidcommPort } = await import("./helpers.ts");
+  const ctx = await createTestContext({
+    features: [agentsFeature, credentialsFeature],
+    setup: async (deps) => {
+      await setupAgents(deps);
+    },
+  });
+  try {
+    const port = fakeDidcommPort(ctx.deps);
+    const holder = await setupCredentials(ctx.deps, { port });
+    const agentToken = async (orgId: string) => {
+      const apiKey = "k3y-" + crypto.randomUUID();
+      const conf = await ctx.call("POST", `/orgs/${orgId}/agents/configure`, {
+        token: await ctx.token({ [orgId]: ["owner"] }),
+        body: { walletName: "Agent", agentEndpoint: "https://agent.example/didcomm", apiKey },
+      });
+      await expectJson(conf, 201);
+      const t = await ctx.call("POST", "/agent/token", { headers: { authorization: apiKey } });
+      return String((await expectJson(t, 200)).token);
+    };
+    const mine = await agentToken("org-a");
+    const theirs = await agentToken("org-b");
+    const connectionId = crypto.randomUUID();
+    port.connections.add(connectionId);
+    const { didKeyIdentity } = await import("./jsonld/test_keys.ts");
+    const sub = {
+      ...ctx,
+      port,
+      holder,
+      issuer: didKeyIdentity(),
+      orgId: "org-a",
+      connectionId,
+      flush: async () => {
+        await ctx.deps.dispatcher.runOnce();
+        return port.sent;
+      },
+    };
+    const { id } = await exchangeToCredentialReceived(sub);
+    const body = { credentialRecordId: id };
+    const path = "/credentials/accept-credential";
+    await expectJson(await ctx.call("POST", path, { token: theirs, body }), 404);
+    const ok = await expectJson(await ctx.call("POST", path, { token: mine, body }), 200);
+    assert.equal(ok.state, "done");
   } finally {
     await ctx.close();
   }
