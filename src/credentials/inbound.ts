@@ -15,12 +15,8 @@ import { enqueue } from "../outbox/outbox.ts";
 import { verifyCredential } from "./jsonld/verify.ts";
 import type { CredentialHolder } from "./holder.ts";
 import type { InboundMessage } from "./didcomm_port.ts";
-import {
-  credentialMismatch,
-  type LdProofVcDetail,
-  parseIssuedCredential,
-  parseOffer,
-} from "./jsonld_format.ts";
+import { credentialMismatch } from "./jsonld_match.ts";
+import { type LdProofVcDetail, parseIssuedCredential, parseOffer } from "./jsonld_format.ts";
 import {
   ISSUE_CREDENTIAL_V2,
   LD_PROOF_VC_DETAIL,

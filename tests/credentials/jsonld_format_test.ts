@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import {
   buildRequestDetail,
-  credentialMismatch,
   type LdProofVcDetail,
   parseIssuedCredential,
   parseOffer,
 } from "../../src/credentials/jsonld_format.ts";
+import { credentialMismatch } from "../../src/credentials/jsonld_match.ts";
 import { requestMessage } from "../../src/credentials/messages.ts";
 import { attachmentOf } from "./helpers.ts";
 
