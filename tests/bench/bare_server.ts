@@ -2,5 +2,7 @@
 const [port, file] = Deno.args;
 const body = await Deno.readFile(file!);
 const headers = { "content-type": "application/json" };
-Deno.serve({ port: Number(port), hostname: "127.0.0.1", onListen: () => {} }, () =>
-  new Response(body, { headers }));
+Deno.serve(
+  { port: Number(port), hostname: "127.0.0.1", onListen: () => {} },
+  () => new Response(body, { headers }),
+);
