@@ -53,6 +53,8 @@ export interface ResolveOptions {
 
 /** The resolver with caching. */
 export interface CachingResolver {
+  /** The memoized or cached answer for `did` if there is a fresh one in memory; no I/O. */
+  peek(did: string): DidAnswer | undefined;
   /** A prepared answer (status, freshness, cached bytes). */
   resolveAnswer(did: string, options?: ResolveOptions): Promise<DidAnswer>;
   /** The W3C resolution result (frozen; copy before changing it). */
@@ -191,16 +193,23 @@ export function createCachingResolver(
     return p;
   }
 
+  /** Memo or fresh LRU entry, synchronously (the hot path awaits nothing on a hit). */
+  function peek(did: string): DidAnswer | undefined {
+    const m = memo.get(did);
+    if (m !== undefined) return m;
+    const n = lru.get(did);
+    if (n !== undefined) {
+      if (n.expiresAt > now()) return n.answer;
+      lru.delete(did);
+    }
+    return undefined;
+  }
+
   async function resolveAnswer(did: string, opts: ResolveOptions = {}): Promise<DidAnswer> {
     const noCache = opts.noCache === true;
     if (!noCache) {
-      const m = memo.get(did);
-      if (m !== undefined) return m;
-      const n = lru.get(did);
-      if (n !== undefined) {
-        if (n.expiresAt > now()) return n.answer;
-        lru.delete(did);
-      }
+      const hit = peek(did);
+      if (hit !== undefined) return hit;
     }
     const routed = registry.route(did);
     if (!("parsed" in routed)) {
@@ -222,6 +231,7 @@ export function createCachingResolver(
   }
 
   return {
+    peek,
     resolveAnswer,
     async resolve(did, opts) {
       return (await resolveAnswer(did, opts)).result;

@@ -1,0 +1,85 @@
+/**
+ * In-process cost of `GET /dids/{did}` by layer: the caching resolver (memo hit, LRU hit, miss),
+ * the whole Hono app, and a bare handler returning the same bytes. Run: deno task bench
+ * (or `deno bench --allow-all tests/bench/did_resolver_bench.ts`).
+ */
+import { createApp } from "../../src/app.ts";
+import { negotiate } from "../../src/did/accept.ts";
+import { createDidResolver, didResolverFor } from "../../src/did/mod.ts";
+import { didRoutes } from "../../src/did/routes.ts";
+import { keyMethod } from "../../src/did/methods/key.ts";
+import { parseDid } from "../../src/did/syntax.ts";
+import { createTestContext } from "../support/context.ts";
+import { didHost, json, webDoc } from "../did/did_host.ts";
+
+const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
+const host = didHost({ "/.well-known/did.json": (_r, did) => json(webDoc(did)) });
+const ctx = await createTestContext({
+  features: [didRoutes],
+  env: { DID_CACHE_TTL_SECONDS: "86400" },
+});
+const token = await ctx.token();
+const resolver = didResolverFor(ctx.deps);
+await resolver.resolve(KEY_DID);
+await resolver.resolve(host.did);
+const app = createApp(ctx.deps, [didRoutes]);
+const keyBytes = (await resolver.resolveAnswer(KEY_DID)).resultBytes();
+const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
+const keyUrl = `http://127.0.0.1/dids/${KEY_DID}`;
+const webUrl = `http://127.0.0.1/dids/${host.did}`;
+const fresh = createDidResolver(ctx.deps, { memoSize: 1 });
+const parsed = parseDid(KEY_DID)!;
+
+Deno.bench("request construction only (baseline of the app rows)", { group: "http" }, () => {
+  new Request(keyUrl, { headers });
+});
+Deno.bench("bare handler: same bytes", { group: "http", baseline: true }, async () => {
+  const req = new Request(keyUrl, { headers });
+  await Promise.resolve(
+    new Response(keyBytes as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": "application/json" },
+    }),
+  );
+  void req;
+});
+Deno.bench("app GET /dids/{did:key} (memo hit)", { group: "http" }, async () => {
+  const res = await app.fetch(new Request(keyUrl, { headers }));
+  await res.arrayBuffer();
+});
+Deno.bench("app GET /dids/{did:web} (LRU hit)", { group: "http" }, async () => {
+  const res = await app.fetch(new Request(webUrl, { headers }));
+  await res.arrayBuffer();
+});
+Deno.bench("app GET /health (framework floor)", { group: "http" }, async () => {
+  const res = await app.fetch(new Request("http://127.0.0.1/health"));
+  await res.arrayBuffer();
+});
+
+Deno.bench("resolveAnswer did:key memo hit", { group: "resolver" }, async () => {
+  await resolver.resolveAnswer(KEY_DID);
+});
+Deno.bench("resolveAnswer did:web LRU hit", { group: "resolver" }, async () => {
+  await resolver.resolveAnswer(host.did);
+});
+Deno.bench(
+  "resolveAnswer did:key miss (memo of 1, alternating DIDs)",
+  { group: "resolver" },
+  async () => {
+    await fresh.resolveAnswer(KEY_DID);
+    await fresh.resolveAnswer("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp");
+  },
+);
+Deno.bench("keyMethod.resolve (no cache)", { group: "resolver" }, async () => {
+  await keyMethod.resolve(parsed, {});
+});
+Deno.bench("token verify (cached)", { group: "parts" }, async () => {
+  await ctx.deps.verifier.verify(token);
+});
+Deno.bench("negotiate(Accept) memo", { group: "parts" }, () => {
+  negotiate("application/json");
+});
+
+globalThis.addEventListener("unload", () => {
+  void host.close();
+  void ctx.close();
+});

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# HTTP benchmark of GET /dids/{did}: our service (src/main.ts) vs a bare Deno.serve returning the
+# same bytes vs a plain Node.js http server over did-resolver/key-did-resolver/web-did-resolver
+# with its cache on. All on 127.0.0.1, side by side in one run, warm caches, a valid token.
+#
+#   tests/bench/did_wrk.sh            # 10 s per run, 50 connections, 2 wrk threads
+#   DURATION=5s ROUNDS=5 CONNECTIONS=50 tests/bench/did_wrk.sh
+#
+# Rounds are interleaved (bare, ours, node per route) and medians reported: other work on a
+# shared machine moves single runs by tens of percent.
+#
+# The did:web host is local https (self-signed certificate trusted through DENO_CERT and
+# NODE_EXTRA_CA_CERTS) so that all three servers resolve the same DID; our service runs with
+# OUTBOUND_ALLOW_PRIVATE=true. Needs: deno, node/npm, wrk, openssl, curl, python3.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-50}
+THREADS=${THREADS:-2}
+ROUNDS=${ROUNDS:-3}
+P_OURS=${P_OURS:-18080}
+P_BARE=${P_BARE:-18081}
+P_NODE=${P_NODE:-18082}
+P_HOST=${P_HOST:-18443}
+
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Local did:web host over https with a throwaway certificate for 127.0.0.1.
+# (rustls refuses a self-signed CA as the server certificate: make a CA and a leaf.)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+  -subj "/CN=did bench CA" -keyout "$TMP/ca.key" -out "$TMP/ca.pem" >/dev/null 2>&1
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=127.0.0.1" \
+  -keyout "$TMP/key.pem" -out "$TMP/leaf.csr" >/dev/null 2>&1
+printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >"$TMP/ext.cnf"
+openssl x509 -req -in "$TMP/leaf.csr" -CA "$TMP/ca.pem" -CAkey "$TMP/ca.key" -CAcreateserial \
+  -days 1 -extfile "$TMP/ext.cnf" -out "$TMP/cert.pem" >/dev/null 2>&1
+CERT="$TMP/cert.pem" KEY="$TMP/key.pem" deno run -A tests/bench/did_web_host.ts "$P_HOST" &
+PIDS+=($!)
+
+# Identity provider key and token.
+deno run -A tests/bench/did_bench_token.ts >"$TMP/idp.json"
+TOKEN=$(python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))["token"])' "$TMP/idp.json")
+JWK=$(python3 -c 'import json,sys;print(json.dumps(json.load(open(sys.argv[1]))["publicJwk"]))' "$TMP/idp.json")
+AUTH="Authorization: Bearer $TOKEN"
+
+KEY_DID="did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
+WEB_DID="did:web:127.0.0.1%3A$P_HOST"
+
+# Our service.
+PORT=$P_OURS HOSTNAME=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
+  AUTH_PUBLIC_KEY="$JWK" AUTH_ISSUER="https://idp.bench/realms/ssi" AUTH_AUDIENCE=ssi-edge \
+  AUTH_ALGORITHMS=ES256 SECRETS_KEY=$(head -c32 /dev/urandom | base64) \
+  OUTBOUND_ALLOW_PRIVATE=true DID_CACHE_TTL_SECONDS=3600 DENO_CERT="$TMP/ca.pem" \
+  deno run --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
+PIDS+=($!)
+
+# Node.js comparison server.
+if [ ! -d tests/bench/node_resolver/node_modules ]; then
+  (cd tests/bench/node_resolver && npm install --no-audit --no-fund --silent)
+fi
+PORT=$P_NODE NODE_EXTRA_CA_CERTS="$TMP/ca.pem" node tests/bench/node_resolver/server.mjs >/dev/null &
+PIDS+=($!)
+
+wait_for() {
+  for _ in $(seq 1 100); do
+    if curl -s -o /dev/null "$@"; then return 0; fi
+    sleep 0.1
+  done
+  echo "no answer from $1" >&2
+  exit 1
+}
+wait_for "http://127.0.0.1:$P_OURS/health"
+wait_for "http://127.0.0.1:$P_NODE/"
+wait_for --cacert "$TMP/ca.pem" "https://127.0.0.1:$P_HOST/"
+
+# Warm every cache and capture our bytes for the bare server.
+for did in "$KEY_DID" "$WEB_DID"; do
+  for port in "$P_OURS" "$P_NODE"; do
+    code=$(curl -s -o "$TMP/out.json" -w '%{http_code}' -H "$AUTH" "http://127.0.0.1:$port/dids/$did")
+    [ "$code" = 200 ] || { echo "warm-up of $did on :$port answered $code: $(cat "$TMP/out.json")" >&2; exit 1; }
+  done
+done
+curl -s -H "$AUTH" "http://127.0.0.1:$P_OURS/dids/$KEY_DID" >"$TMP/key.json"
+curl -s -H "$AUTH" "http://127.0.0.1:$P_OURS/dids/$WEB_DID" >"$TMP/web.json"
+grep -q '"servedFromCache":true' "$TMP/web.json" || { echo "did:web is not served from the cache" >&2; exit 1; }
+deno run -A tests/bench/did_bare_server.ts "$P_BARE" "$KEY_DID" "$TMP/key.json" "$WEB_DID" "$TMP/web.json" &
+PIDS+=($!)
+wait_for "http://127.0.0.1:$P_BARE/"
+
+run() { # name url
+  local out rps p99 non2xx
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$AUTH" "$2")
+  rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+  echo "$1 $rps $p99 ${non2xx:-0}" >>"$TMP/results.txt"
+  printf '  %-10s %10s req/s   p99 %-9s non-2xx %s\n' "$1" "$rps" "$p99" "${non2xx:-0}"
+}
+
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, $ROUNDS interleaved rounds, $(nproc) CPUs," \
+  "$(deno --version | head -1), node $(node --version)"
+for round in $(seq 1 "$ROUNDS"); do
+  echo "round $round (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  for route in key web; do
+    if [ $route = key ]; then did=$KEY_DID; else did=$WEB_DID; fi
+    run "bare/$route" "http://127.0.0.1:$P_BARE/dids/$did"
+    run "ours/$route" "http://127.0.0.1:$P_OURS/dids/$did"
+    run "node/$route" "http://127.0.0.1:$P_NODE/dids/$did"
+  done
+done
+
+python3 - "$TMP/results.txt" <<'EOF'
+import statistics, sys
+def ms(v):
+    for suffix, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
+        if v.endswith(suffix):
+            return float(v[: -len(suffix)]) * factor
+    return float("nan")
+runs = {}
+for line in open(sys.argv[1]):
+    name, rps, p99, bad = line.split()
+    runs.setdefault(name, []).append((float(rps), ms(p99), int(bad)))
+med = {k: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v), sum(r[2] for r in v))
+       for k, v in runs.items()}
+print("\nmedians over rounds:")
+for k in sorted(med):
+    print(f"  {k:10s} {med[k][0]:10.0f} req/s   p99 {med[k][1]:.2f} ms   non-2xx {med[k][2]}")
+print()
+for route, node_target in (("key", 1.5), ("web", 3.0)):
+    bare, ours, node = med[f"bare/{route}"], med[f"ours/{route}"], med[f"node/{route}"]
+    vs_bare, vs_node = ours[0] / bare[0], ours[0] / node[0]
+    print(f"did:{route}: ours/bare {vs_bare:.0%} (target >= 70%: {'ok' if vs_bare >= 0.7 else 'MISSED'}), "
+          f"p99 {ours[1]:.2f} ms (target < 10 ms: {'ok' if ours[1] < 10 else 'MISSED'}), "
+          f"ours/node {vs_node:.2f}x (target >= {node_target}x: {'ok' if vs_node >= node_target else 'MISSED'})")
+EOF
