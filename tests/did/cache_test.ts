@@ -55,6 +55,9 @@ Deno.test("did:web via HTTP: servedFromCache false, then true from the cache, on
     assert.equal(second.r.didResolutionMetadata.servedFromCache, true);
     assert.deepEqual(second.r.didDocument, first.r.didDocument);
     assert.equal(second.res.headers.get("cache-control"), "private, max-age=200");
+    s.clock.advance(50_500);
+    const third = await s.get();
+    assert.equal(third.res.headers.get("cache-control"), "private, max-age=149", "counts down");
     assert.equal(s.host.count(ROOT), 1);
 
     const entry = await s.ctx.kv.get<DidCacheEntry>(keys.didCache(s.host.did));
