@@ -69,6 +69,11 @@ Deno.bench(
     await fresh.resolveAnswer("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp");
   },
 );
+const webMethod = didResolverFor(ctx.deps).registry.methods.get("web")!;
+const webParsed = parseDid(host.did)!;
+Deno.bench("did:web resolve, uncached (local http host)", { group: "resolver" }, async () => {
+  await webMethod.resolve(webParsed, {});
+});
 Deno.bench("keyMethod.resolve (no cache)", { group: "resolver" }, async () => {
   await keyMethod.resolve(parsed, {});
 });
