@@ -39,10 +39,14 @@ export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<
   app.use("*", async (c, next) => {
     // JSON APIs take JSON; DIDComm checks its own content types.
     const m = c.req.method;
-    if ((m === "POST" || m === "PUT" || m === "PATCH") && !c.req.path.startsWith("/didcomm")) {
+    if ((m === "POST" || m === "PUT" || m === "PATCH") && c.req.path !== "/didcomm") {
       const ct = c.req.header("content-type");
       const len = c.req.header("content-length");
-      const hasBody = len !== undefined ? len !== "0" : c.req.raw.body !== null;
+      // A body is there when its length says so, or when a type is declared without a length
+      // (streamed); a bare POST without either carries none.
+      const hasBody = len !== undefined
+        ? len !== "0"
+        : ct !== undefined || c.req.header("transfer-encoding") !== undefined;
       if (hasBody && (!ct || !JSON_TYPE.test(ct))) {
         throw new AppError(
           "unsupported_media_type",

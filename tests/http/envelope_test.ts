@@ -62,6 +62,20 @@ Deno.test("malformed JSON is 400, a non-JSON content type 415, a body over 1 MiB
     });
     const t = await expectJson(text, 415);
     assert.equal(t.error, "Unsupported Media Type");
+    // A bare POST (no body, no content type) is not a media type problem: it is a missing body.
+    const bare = await ctx.app.request("/probe", { method: "POST" });
+    assert.equal((await expectJson(bare, 400)).error, "Bad Request");
+    const form = await ctx.app.request("/probe", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode("a=b"));
+          c.close();
+        },
+      }),
+    });
+    assert.equal((await expectJson(form, 415)).error, "Unsupported Media Type");
     const big = await ctx.call("POST", "/probe", {
       body: JSON.stringify({ name: "x".repeat(1024 * 1024 + 10), count: 1 }),
     });
