@@ -5,85 +5,24 @@
 import assert from "node:assert/strict";
 import { findWalletKeyByVerkey } from "../../src/agents/wallet.ts";
 import { SecretBox } from "../../src/crypto/secret_box.ts";
-import { createIdp, signToken, TEST_AUDIENCE, TEST_ISSUER } from "../support/context.ts";
-
-const ROOT = new URL("../../", import.meta.url);
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function start(env: Record<string, string>, base: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "src/main.ts"],
-    cwd: ROOT,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const out: string[] = [];
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s.pipeThrough(new TextDecoderStream())) out.push(chunk);
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const r = await fetch(`${base}/health`);
-      await r.body?.cancel();
-      if (r.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      await child.status;
-      throw new Error(`service did not start: ${out.join("")}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    output: out,
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await drained;
-      return status;
-    },
-  };
-}
+import { createIdp, signToken } from "../support/context.ts";
+import { serviceEnv, startService } from "../support/service_process.ts";
 
 Deno.test("restart: the agent, its wallet key, API key and token signing key survive on the same KV file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "agents_restart_" });
   const idp = await createIdp();
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
   const secretsKey = crypto.getRandomValues(new Uint8Array(32));
-  const env = {
-    PATH: Deno.env.get("PATH") ?? "",
-    HOME: Deno.env.get("HOME") ?? dir,
-    DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-    PORT: String(port),
-    HOSTNAME: "127.0.0.1",
-    KV_PATH: `${dir}/kv.sqlite3`,
+  const env = serviceEnv(idp, dir, {
     SECRETS_KEY: btoa(String.fromCharCode(...secretsKey)),
-    AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),
-    AUTH_ISSUER: TEST_ISSUER,
-    AUTH_AUDIENCE: TEST_AUDIENCE,
-    PUBLIC_URL: base,
-    OUTBOUND_REQUIRE_HTTPS: "false",
-    OUTBOUND_ALLOW_PRIVATE: "true",
+    OUTBOX_LEASE_SECONDS: undefined,
     LOG_LEVEL: "warn",
-  };
-  if (!env.DENO_DIR) delete (env as Record<string, string>).DENO_DIR;
+  });
+  const base = `http://127.0.0.1:${env.PORT}`;
   const owner = await signToken(idp, { orgs: { "org-r": ["owner"] } });
   const apiKey = "restart-key-" + crypto.randomUUID();
   const json = { "content-type": "application/json" };
   try {
-    let svc = await start(env, base);
+    let svc = await startService(env);
     let agentToken: string;
     let verkey: string;
     try {
@@ -111,10 +50,10 @@ Deno.test("restart: the agent, its wallet key, API key and token signing key sur
       verkey = (await got.json()).verkey;
     } finally {
       const st = await svc.stop();
-      assert.equal(st.code, 0, svc.output.join(""));
+      assert.equal(st.code, 0, svc.output());
     }
 
-    svc = await start(env, base);
+    svc = await startService(env);
     try {
       const got = await fetch(`${base}/orgs/org-r/agents`, {
         headers: { authorization: `Bearer ${owner}` },
@@ -142,7 +81,7 @@ Deno.test("restart: the agent, its wallet key, API key and token signing key sur
       await again.body?.cancel();
     } finally {
       const st = await svc.stop();
-      assert.equal(st.code, 0, svc.output.join(""));
+      assert.equal(st.code, 0, svc.output());
     }
 
     // The wallet key opens with SECRETS_KEY from the file the service left behind.

@@ -7,83 +7,21 @@
 import assert from "node:assert/strict";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
-import { createIdp, signToken, TEST_AUDIENCE, TEST_ISSUER } from "../support/context.ts";
+import { createIdp, signToken } from "../support/context.ts";
+import { serviceEnv, startService } from "../support/service_process.ts";
+import { waitFor } from "../support/wait.ts";
 import { startTestPeer, type TestPeer } from "../didcomm/test_peer.ts";
 import { didKeyIdentity } from "./jsonld/test_keys.ts";
 import { attachmentOf, issueMessage, offerMessage } from "./helpers.ts";
 
-const ROOT = new URL("../../", import.meta.url);
 const ORG = "org-kill-cred";
 type Json = Record<string, unknown>;
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function startService(env: Record<string, string>, base: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "src/main.ts"],
-    cwd: ROOT,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const out: string[] = [];
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s.pipeThrough(new TextDecoderStream())) out.push(chunk);
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  await waitFor("service health", async () => {
-    try {
-      const r = await fetch(`${base}/health`);
-      await r.body?.cancel();
-      return r.ok;
-    } catch {
-      return false;
-    }
-  }).catch(async (err) => {
-    child.kill("SIGKILL");
-    await child.status;
-    throw new Error(`${err.message}: ${out.join("")}`);
-  });
-  return { child, output: out, drained };
-}
 
 Deno.test("kill -9 between the accept-credential commit and the ack's delivery: the ack arrives after restart", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cred_kill_" });
   const idp = await createIdp();
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    PATH: Deno.env.get("PATH") ?? "",
-    HOME: Deno.env.get("HOME") ?? dir,
-    DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-    PORT: String(port),
-    HOSTNAME: "127.0.0.1",
-    KV_PATH: `${dir}/kv.sqlite3`,
-    SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-    AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),
-    AUTH_ISSUER: TEST_ISSUER,
-    AUTH_AUDIENCE: TEST_AUDIENCE,
-    PUBLIC_URL: base,
-    OUTBOUND_REQUIRE_HTTPS: "false",
-    OUTBOUND_ALLOW_PRIVATE: "true",
-    OUTBOX_LEASE_SECONDS: "2",
-    LOG_LEVEL: "error",
-  };
+  const env = serviceEnv(idp, dir);
+  const base = `http://127.0.0.1:${env.PORT}`;
   const keyPair = await generateEd25519KeyPair();
   let peer: TestPeer = await startTestPeer({ keyPair });
   const issuer = didKeyIdentity();
@@ -105,7 +43,7 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
       return list.find((r) => r.threadId === thid && r.state === state);
     });
 
-  let svc = await startService(env, base);
+  let svc = await startService(env);
   try {
     const conf = await post(`/orgs/${ORG}/agents/configure`, {
       walletName: "KillAgent",
@@ -146,12 +84,10 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
     });
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     assert.equal(accepted.body.state, "done");
-    svc.child.kill("SIGKILL");
-    await svc.child.status;
-    await svc.drained;
+    await svc.kill();
 
     peer = await startTestPeer({ keyPair, port: peer.port, manual: true });
-    svc = await startService(env, base);
+    svc = await startService(env);
     const ack = await peer.waitFor("https://didcomm.org/issue-credential/2.0/ack", 30_000);
     assert.equal(ack.status, "OK");
     assert.deepEqual(ack["~thread"], { thid });
@@ -160,11 +96,7 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
     assert.equal(acks.length, 1);
     assert.equal((await get(`/credentials/${offered.id}`)).state, "done");
   } finally {
-    try {
-      svc.child.kill("SIGKILL");
-      await svc.child.status;
-      await svc.drained;
-    } catch { /* already gone */ }
+    await svc.kill();
     await peer.close().catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }

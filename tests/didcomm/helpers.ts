@@ -4,6 +4,7 @@ import { setupAgents } from "../../src/agents/setup.ts";
 import { didcommFeature, setupDidcomm } from "../../src/didcomm/feature.ts";
 import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
 import { type ContextOptions, createTestContext, type TestContext } from "../support/context.ts";
+import { waitFor as waitUntil } from "../support/wait.ts";
 
 /** A test context served on a real 127.0.0.1 port (so peers can POST to `/didcomm`). */
 export interface ServedContext extends TestContext {
@@ -69,19 +70,13 @@ export async function configureAgent(
   return { ...(JSON.parse(text).data as Record<string, unknown>), apiKey };
 }
 
-/** Polls `fn` every 25 ms until it returns a truthy value. */
-export async function waitFor<T>(
+/** Polls `fn` every 25 ms until it returns a truthy value (`waitFor` with a 10 s default). */
+export function waitFor<T>(
   what: string,
   fn: () => Promise<T | undefined | null | false>,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return waitUntil(what, fn, timeoutMs);
 }
 
 /** An org agent token for `apiKey` (POST /agent/token). */

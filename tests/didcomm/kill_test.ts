@@ -6,83 +6,17 @@
 import assert from "node:assert/strict";
 import { unpackMessage } from "../../src/didcomm/envelope.ts";
 import { generateEd25519KeyPair, verkeyToDidKey } from "../../src/didcomm/keys.ts";
-import {
-  createIdp,
-  serveLocal,
-  signToken,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
-} from "../support/context.ts";
+import { createIdp, serveLocal, signToken } from "../support/context.ts";
+import { serviceEnv, startService } from "../support/service_process.ts";
+import { waitFor } from "../support/wait.ts";
 
-const ROOT = new URL("../../", import.meta.url);
 const ORG = "org-kill";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000) {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function startService(env: Record<string, string>, base: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "src/main.ts"],
-    cwd: ROOT,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const out: string[] = [];
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s.pipeThrough(new TextDecoderStream())) out.push(chunk);
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  await waitFor("service health", async () => {
-    try {
-      const r = await fetch(`${base}/health`);
-      await r.body?.cancel();
-      return r.ok;
-    } catch {
-      return false;
-    }
-  }).catch(async (err) => {
-    child.kill("SIGKILL");
-    await child.status;
-    throw new Error(`${err.message}: ${out.join("")}`);
-  });
-  return { child, output: out, drained };
-}
 
 Deno.test("kill -9 between commit and delivery: the DIDComm message arrives after restart", async () => {
   const dir = await Deno.makeTempDir({ prefix: "didcomm_kill_" });
   const idp = await createIdp();
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    PATH: Deno.env.get("PATH") ?? "",
-    HOME: Deno.env.get("HOME") ?? dir,
-    DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-    PORT: String(port),
-    HOSTNAME: "127.0.0.1",
-    KV_PATH: `${dir}/kv.sqlite3`,
-    SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-    AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),
-    AUTH_ISSUER: TEST_ISSUER,
-    AUTH_AUDIENCE: TEST_AUDIENCE,
-    PUBLIC_URL: base,
-    OUTBOUND_REQUIRE_HTTPS: "false",
-    OUTBOUND_ALLOW_PRIVATE: "true",
-    OUTBOX_LEASE_SECONDS: "2",
-    LOG_LEVEL: "error",
-  };
+  const env = serviceEnv(idp, dir);
+  const base = `http://127.0.0.1:${env.PORT}`;
 
   // The peer: phase 1 requests arrive and hang; phase 2 it decrypts and answers 200.
   const kp = await generateEd25519KeyPair();
@@ -108,7 +42,7 @@ Deno.test("kill -9 between commit and delivery: the DIDComm message arrives afte
 
   const owner = { authorization: `Bearer ${await signToken(idp, { orgs: { [ORG]: ["owner"] } })}` };
   const json = { "content-type": "application/json" };
-  let svc = await startService(env, base);
+  let svc = await startService(env);
   try {
     const conf = await fetch(`${base}/orgs/${ORG}/agents/configure`, {
       method: "POST",
@@ -141,13 +75,11 @@ Deno.test("kill -9 between commit and delivery: the DIDComm message arrives afte
     assert.equal(res.status, 201, JSON.stringify(created));
 
     await waitFor("the request in flight at the hanging peer", () => hung >= 1);
-    svc.child.kill("SIGKILL");
-    await svc.child.status;
-    await svc.drained;
+    await svc.kill();
     hanging = false;
     release();
 
-    svc = await startService(env, base);
+    svc = await startService(env);
     await waitFor("the request delivered after restart", () => delivered.length >= 1);
     const request = delivered[0]!;
     assert.equal(request["@type"], "https://didcomm.org/didexchange/1.1/request");
@@ -156,11 +88,7 @@ Deno.test("kill -9 between commit and delivery: the DIDComm message arrives afte
     const after = await fetch(`${base}/orgs/${ORG}/connections/${created.id}`, { headers: owner });
     assert.equal((await after.json()).state, "request-sent");
   } finally {
-    try {
-      svc.child.kill("SIGKILL");
-      await svc.child.status;
-      await svc.drained;
-    } catch { /* already gone */ }
+    await svc.kill();
     release();
     await peer.close();
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -5,18 +5,12 @@ import { keys } from "../../src/kv/keys.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";
 import type { WebhookEvent } from "../../src/webhooks/events.ts";
 import { expectJson } from "../support/context.ts";
+import { freePort } from "../support/service_process.ts";
 import { configureAgent, type ServedContext, servedContext } from "./helpers.ts";
 import { startTestPeer } from "./test_peer.ts";
 
 const ORG = "org-a";
 const REQUEST = "https://didcomm.org/didexchange/1.1/request";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 function invitationTo(verkey: string, endpoint: string): Record<string, unknown> {
   return {

@@ -3,20 +3,13 @@ import { keys } from "../../src/kv/keys.ts";
 import { Dispatcher } from "../../src/outbox/dispatcher.ts";
 import { enqueue, type OutboxMessage, readMessage, requeueDead } from "../../src/outbox/outbox.ts";
 import { setLogLevel } from "../../src/log.ts";
+import { waitFor } from "../support/wait.ts";
 
 setLogLevel("error");
 
 async function tempKvPath(): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "outbox_" });
   return `${dir}/kv.sqlite3`;
-}
-
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 Deno.test("a message is only sent when the change that causes it commits", async () => {
@@ -61,7 +54,7 @@ Deno.test("two dispatchers on one KV file deliver 500 messages, each handler cal
     }
     a.start();
     b.start();
-    await waitFor(() => calls.size === 500);
+    await waitFor("all 500 messages handled", () => calls.size === 500, 20_000);
     await a.stop();
     await b.stop();
     assert.equal(calls.size, 500);
@@ -181,7 +174,11 @@ Deno.test("a message whose lease expired is taken again by another dispatcher", 
     const msg = enqueue(op, { kind: "probe", orgId: "org-a", payload: {} }, now);
     await op.commit();
     const pending = stuck.runOnce();
-    await waitFor(async () => (await readMessage(kv, msg.id))!.message.leaseOwner !== null);
+    await waitFor(
+      "the stuck dispatcher's lease",
+      async () => (await readMessage(kv, msg.id))!.message.leaseOwner !== null,
+      20_000,
+    );
     assert.equal(await rescuer.runOnce(), 0, "lease holds");
     now += 30_001;
     assert.equal(await rescuer.runOnce(), 1, "lease expired");

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { enqueue, readMessage } from "../../src/outbox/outbox.ts";
 import { serveLocal } from "../support/context.ts";
-
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { waitFor } from "../support/wait.ts";
 
 function startWorker(path: string, leaseMs: number): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
@@ -50,7 +43,11 @@ Deno.test("a message claimed by a process killed with SIGKILL is delivered after
     assert.ok((await op.commit()).ok);
 
     worker = startWorker(path, 1500);
-    await waitFor(() => seenWhileHanging === 1);
+    await waitFor(
+      "the claimed delivery at the hanging receiver",
+      () => seenWhileHanging === 1,
+      20_000,
+    );
     const claimed = (await readMessage(kv, msg.id))!.message;
     assert.notEqual(claimed.leaseOwner, null, "the first process holds the lease");
     worker.kill("SIGKILL");
@@ -58,7 +55,11 @@ Deno.test("a message claimed by a process killed with SIGKILL is delivered after
 
     hang = false;
     worker = startWorker(path, 1500);
-    await waitFor(async () => (await readMessage(kv, msg.id))!.message.status === "succeeded");
+    await waitFor(
+      "the message succeeded after restart",
+      async () => (await readMessage(kv, msg.id))!.message.status === "succeeded",
+      20_000,
+    );
     assert.deepEqual(received, [msg.id]);
     const m = (await readMessage(kv, msg.id))!;
     assert.equal(m.attempts.length, 1, "the killed attempt left no record; the second one did");

@@ -5,86 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
-import {
-  createIdp,
-  serveLocal,
-  signToken,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
-} from "../support/context.ts";
+import { createIdp, serveLocal, signToken } from "../support/context.ts";
+import { serviceEnv, startService } from "../support/service_process.ts";
+import { waitFor } from "../support/wait.ts";
 
-const ROOT = new URL("../../", import.meta.url);
 const EVENTS = 200;
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function waitFor(what: string, cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function startService(env: Record<string, string>, base: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "src/main.ts"],
-    cwd: ROOT,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const out: string[] = [];
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s.pipeThrough(new TextDecoderStream())) out.push(chunk);
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const r = await fetch(`${base}/health`);
-      await r.body?.cancel();
-      if (r.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      await child.status;
-      throw new Error(`service did not start: ${out.join("")}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, output: out, drained };
-}
 
 Deno.test("kill -9 with 200 deliveries pending, restart: every event arrives at least once with a stable webhook-id", async () => {
   const dir = await Deno.makeTempDir({ prefix: "webhooks_kill_" });
   const idp = await createIdp();
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    PATH: Deno.env.get("PATH") ?? "",
-    HOME: Deno.env.get("HOME") ?? dir,
-    DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-    PORT: String(port),
-    HOSTNAME: "127.0.0.1",
-    KV_PATH: `${dir}/kv.sqlite3`,
-    SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-    AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),
-    AUTH_ISSUER: TEST_ISSUER,
-    AUTH_AUDIENCE: TEST_AUDIENCE,
-    PUBLIC_URL: base,
-    OUTBOUND_REQUIRE_HTTPS: "false",
-    OUTBOUND_ALLOW_PRIVATE: "true",
-    OUTBOX_LEASE_SECONDS: "2",
-    LOG_LEVEL: "warn",
-  };
+  const env = serviceEnv(idp, dir, { LOG_LEVEL: "warn" });
+  const base = `http://127.0.0.1:${env.PORT}`;
 
   // Phase 1 the receiver hangs (requests arrive, no answer); phase 2 it answers 200.
   let hanging = true;
@@ -113,7 +44,7 @@ Deno.test("kill -9 with 200 deliveries pending, restart: every event arrives at 
 
   const token = await signToken(idp, { orgs: { "org-kill": ["owner"] } });
   const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  let svc = await startService(env, base);
+  let svc = await startService(env);
   const eventIds: string[] = [];
   try {
     const reg = await fetch(`${base}/notification/register/webhook-endpoint`, {
@@ -140,13 +71,11 @@ Deno.test("kill -9 with 200 deliveries pending, restart: every event arrives at 
     // Deliveries are in flight against the hanging receiver: kill the process mid-flight.
     await waitFor("deliveries in flight", () => arrivals.length >= 8, 10_000);
     const inFlight = arrivals.length;
-    svc.child.kill("SIGKILL");
-    const status = await svc.child.status;
+    const status = await svc.kill();
     assert.equal(status.signal, "SIGKILL");
-    await svc.drained;
 
     hanging = false;
-    svc = await startService(env, base);
+    svc = await startService(env);
     const acked = () => new Set(arrivals.filter((a) => a.acked).map((a) => a.bodyId));
     await waitFor(`all ${EVENTS} events acknowledged`, () => acked().size === EVENTS, 20_000);
 
@@ -170,11 +99,7 @@ Deno.test("kill -9 with 200 deliveries pending, restart: every event arrives at 
     assert.ok(page.data.every((d: { status: string }) => d.status === "succeeded"));
   } finally {
     release();
-    try {
-      svc.child.kill("SIGKILL");
-      await svc.child.status;
-      await svc.drained;
-    } catch { /* already gone */ }
+    await svc.kill();
     await rx.close();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
