@@ -2,6 +2,7 @@
 import { agentsFeature } from "../../src/agents/routes.ts";
 import { setupAgents } from "../../src/agents/setup.ts";
 import { didcommFeature, setupDidcomm } from "../../src/didcomm/feature.ts";
+import { verkeyToDidKey } from "../../src/didcomm/keys.ts";
 import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
 import { type ContextOptions, createTestContext, type TestContext } from "../support/context.ts";
 import { waitFor as waitUntil } from "../support/wait.ts";
@@ -85,4 +86,21 @@ export async function agentToken(ctx: TestContext, apiKey: string): Promise<stri
   const text = await res.text();
   if (res.status !== 200) throw new Error(`agent token failed: ${res.status} ${text}`);
   return JSON.parse(text).token;
+}
+
+/** An out-of-band 1.1 invitation (DID Exchange 1.1) to `verkey` at `endpoint`, labelled "Peer". */
+export function invitationTo(verkey: string, endpoint: string): Record<string, unknown> {
+  return {
+    "@type": "https://didcomm.org/out-of-band/1.1/invitation",
+    "@id": crypto.randomUUID(),
+    label: "Peer",
+    handshake_protocols: ["https://didcomm.org/didexchange/1.1"],
+    services: [{
+      id: "#inline-0",
+      type: "did-communication",
+      recipientKeys: [verkeyToDidKey(verkey)],
+      routingKeys: [],
+      serviceEndpoint: endpoint,
+    }],
+  };
 }

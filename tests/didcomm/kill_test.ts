@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { unpackMessage } from "../../src/didcomm/envelope.ts";
-import { generateEd25519KeyPair, verkeyToDidKey } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
 import { createIdp, serveLocal, signToken } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";
+import { invitationTo } from "./helpers.ts";
 
 const ORG = "org-kill";
 
@@ -54,18 +55,7 @@ Deno.test("kill -9 between commit and delivery: the DIDComm message arrives afte
       }),
     });
     assert.equal(conf.status, 201, await conf.text());
-    const invitation = {
-      "@type": "https://didcomm.org/out-of-band/1.1/invitation",
-      "@id": crypto.randomUUID(),
-      label: "Peer",
-      handshake_protocols: ["https://didcomm.org/didexchange/1.1"],
-      services: [{
-        id: "#inline-0",
-        type: "did-communication",
-        recipientKeys: [verkeyToDidKey(kp.verkey)],
-        serviceEndpoint: peer.url,
-      }],
-    };
+    const invitation = invitationTo(kp.verkey, peer.url);
     const res = await fetch(`${base}/orgs/${ORG}/connections/receive-invitation`, {
       method: "POST",
       headers: { ...owner, ...json },

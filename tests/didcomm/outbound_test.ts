@@ -1,32 +1,16 @@
 import assert from "node:assert/strict";
-import { generateEd25519KeyPair, verkeyToDidKey } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
 import { DIDCOMM_KIND, DIDCOMM_SCHEDULE } from "../../src/didcomm/outbound.ts";
 import { keys } from "../../src/kv/keys.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";
 import type { WebhookEvent } from "../../src/webhooks/events.ts";
 import { expectJson } from "../support/context.ts";
 import { freePort } from "../support/service_process.ts";
-import { configureAgent, type ServedContext, servedContext } from "./helpers.ts";
+import { configureAgent, invitationTo, type ServedContext, servedContext } from "./helpers.ts";
 import { startTestPeer } from "./test_peer.ts";
 
 const ORG = "org-a";
 const REQUEST = "https://didcomm.org/didexchange/1.1/request";
-
-function invitationTo(verkey: string, endpoint: string): Record<string, unknown> {
-  return {
-    "@type": "https://didcomm.org/out-of-band/1.1/invitation",
-    "@id": crypto.randomUUID(),
-    label: "Peer",
-    handshake_protocols: ["https://didcomm.org/didexchange/1.1"],
-    services: [{
-      id: "#inline-0",
-      type: "did-communication",
-      recipientKeys: [verkeyToDidKey(verkey)],
-      routingKeys: [],
-      serviceEndpoint: endpoint,
-    }],
-  };
-}
 
 async function didcommMessages(kv: Deno.Kv): Promise<OutboxMessage[]> {
   const out: OutboxMessage[] = [];
