@@ -8,26 +8,11 @@
  * Needs `bash tests/interop/setup.sh` (npm packages of the Credo peer); fails clearly without.
  */
 import assert from "node:assert/strict";
-import { type CredoIssuer, startCredoIssuer } from "./credo_peer.ts";
-import { configureAgent, type ServedContext, servedContext, waitFor } from "../didcomm/helpers.ts";
+import type { CredoIssuer } from "./credo_peer.ts";
+import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
+import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
 
 const ORG = "org-interop";
-
-async function withPeer(fn: (issuer: CredoIssuer, ctx: ServedContext) => Promise<void>) {
-  const issuer = await startCredoIssuer();
-  const ctx = await servedContext();
-  ctx.deps.dispatcher.start();
-  try {
-    await configureAgent(ctx, ORG, ctx.endpoint);
-    await fn(issuer, ctx);
-  } catch (err) {
-    console.error("--- Credo peer logs ---\n" + issuer.logs());
-    throw err;
-  } finally {
-    await ctx.close();
-    await issuer.close();
-  }
-}
 
 async function connect(
   issuer: CredoIssuer,
@@ -37,20 +22,9 @@ async function connect(
   const token = await ctx.token({ [ORG]: ["holder"] });
   const inv = await issuer.createInvitation(handshake);
   const t0 = performance.now();
-  const res = await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
-    token,
-    body: { invitationUrl: inv.invitationUrl },
-  });
-  const created = JSON.parse(await res.text());
-  assert.equal(res.status, 201, JSON.stringify(created));
+  const { created, ours } = await receiveInvitation(ctx, ORG, token, inv.invitationUrl);
   assert.equal(created.state, "request-sent");
   assert.equal(created.role, "requester");
-  const ours = await waitFor(`our connection ${created.id} completed`, async () => {
-    const r = await ctx.call("GET", `/orgs/${ORG}/connections/${created.id}`, { token });
-    const body = JSON.parse(await r.text());
-    if (body.state === "abandoned") throw new Error(`abandoned: ${body.errorMessage}`);
-    return body.state === "completed" ? body : undefined;
-  });
   const theirs = await issuer.waitForConnection(inv.outOfBandId, "completed", 15_000);
   const ms = Math.round(performance.now() - t0);
   return { created, ours, theirs, ms, token };
@@ -62,7 +36,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: () =>
-    withPeer(async (issuer, ctx) => {
+    withCredoIssuer(ORG, async (issuer, ctx) => {
       const { ours, theirs, ms, token } = await connect(issuer, ctx, "didexchange");
       console.log(`DID Exchange 1.1 with Credo: ${ms} ms to completed on both sides`);
       assert.equal(ours.protocol, "https://didcomm.org/didexchange/1.1");
@@ -94,7 +68,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: () =>
-    withPeer(async (issuer, ctx) => {
+    withCredoIssuer(ORG, async (issuer, ctx) => {
       for (const handshake of ["connections", "connections-legacy"] as const) {
         const { ours, theirs, ms } = await connect(issuer, ctx, handshake);
         console.log(

@@ -13,32 +13,20 @@ import { agentsFeature } from "../../src/agents/routes.ts";
 import { credentialsFeature, setupCredentials } from "../../src/credentials/feature.ts";
 import { didcommFeature } from "../../src/didcomm/feature.ts";
 import { webhooksFeature } from "../../src/webhooks/feature.ts";
-import { type CredoIssuer, startCredoIssuer } from "./credo_peer.ts";
-import { configureAgent, type ServedContext, servedContext, waitFor } from "../didcomm/helpers.ts";
+import type { AppDeps } from "../../src/deps.ts";
+import type { CredoIssuer } from "./credo_peer.ts";
+import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
+import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
 
 const ORG = "org-interop";
 type Json = Record<string, unknown>;
-
-async function withPeer(fn: (issuer: CredoIssuer, ctx: ServedContext) => Promise<void>) {
-  const issuer = await startCredoIssuer();
-  const ctx = await servedContext({
-    features: [agentsFeature, didcommFeature, webhooksFeature, credentialsFeature],
-    setup: async (deps) => {
-      await setupCredentials(deps);
-    },
-  });
-  ctx.deps.dispatcher.start();
-  try {
-    await configureAgent(ctx, ORG, ctx.endpoint);
-    await fn(issuer, ctx);
-  } catch (err) {
-    console.error("--- Credo peer logs ---\n" + issuer.logs());
-    throw err;
-  } finally {
-    await ctx.close();
-    await issuer.close();
-  }
-}
+/** The holder app: the DIDComm test app plus the credentials feature. */
+const HOLDER = {
+  features: [agentsFeature, didcommFeature, webhooksFeature, credentialsFeature],
+  setup: async (deps: AppDeps) => {
+    await setupCredentials(deps);
+  },
+};
 
 /** Makes a connection from an invitation of the issuer; returns both sides' ids. */
 async function connect(
@@ -48,23 +36,12 @@ async function connect(
   handshake: "didexchange" | "connections",
 ) {
   const inv = await issuer.createInvitation(handshake);
-  const res = await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
-    token,
-    body: { invitationUrl: inv.invitationUrl },
-  });
-  const created = JSON.parse(await res.text());
-  assert.equal(res.status, 201, JSON.stringify(created));
-  await waitFor("our connection completed", async () => {
-    const r = await ctx.call("GET", `/orgs/${ORG}/connections/${created.id}`, { token });
-    const body = JSON.parse(await r.text());
-    if (body.state === "abandoned") throw new Error(`abandoned: ${body.errorMessage}`);
-    return body.state === "completed";
-  });
+  const { created } = await receiveInvitation(ctx, ORG, token, inv.invitationUrl);
   const theirs = await issuer.waitForConnection(inv.outOfBandId, "completed", 15_000).catch(
     // Credo completes a Connections 1.0 connection only after our first message: use it anyway
     () => issuer.waitForConnection(inv.outOfBandId, "response-sent", 1_000),
   );
-  return { ours: created.id as string, theirs: theirs.id };
+  return { ours: created.id, theirs: theirs.id };
 }
 
 /** Our exchange record on `threadId` once it is in `state` (fails early when abandoned). */
@@ -142,7 +119,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: () =>
-    withPeer(async (issuer, ctx) => {
+    withCredoIssuer(ORG, async (issuer, ctx) => {
       const { token, theirs } = await issueAndAccept(issuer, ctx, "didexchange");
       assert.deepEqual(await issuer.problemReports(), []);
 
@@ -168,7 +145,7 @@ Deno.test({
       });
       assert.equal(late.status, 409);
       await late.body?.cancel();
-    }),
+    }, HOLDER),
 });
 
 Deno.test({
@@ -177,8 +154,8 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: () =>
-    withPeer(async (issuer, ctx) => {
+    withCredoIssuer(ORG, async (issuer, ctx) => {
       await issueAndAccept(issuer, ctx, "connections");
       assert.deepEqual(await issuer.problemReports(), []);
-    }),
+    }, HOLDER),
 });
