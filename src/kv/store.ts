@@ -34,17 +34,29 @@ export function parseLimit(raw: string | undefined): number {
 
 /**
  * Lists values under `prefix`, newest first (keys sort by time-ordered ids), one page at a time.
- * `filter` drops values without counting them toward the page.
+ * `filter` drops values without counting them toward the page; `map` (optional, may be async)
+ * turns each stored value into the page item, `undefined` dropping it the same way.
+ * `batchSize` is passed to `kv.list`.
  */
-export async function listPage<T>(
+export async function listPage<T, U = T>(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
-  opts: { limit: number; cursor?: string; filter?: (v: T) => boolean },
-): Promise<Page<T>> {
-  const data: T[] = [];
+  opts: {
+    limit: number;
+    cursor?: string;
+    filter?: (v: T) => boolean;
+    map?: (v: T) => U | undefined | Promise<U | undefined>;
+    batchSize?: number;
+  },
+): Promise<Page<U>> {
+  const data: U[] = [];
   let iter: Deno.KvListIterator<T>;
   try {
-    iter = kv.list<T>({ prefix }, { reverse: true, cursor: opts.cursor || undefined });
+    iter = kv.list<T>({ prefix }, {
+      reverse: true,
+      cursor: opts.cursor || undefined,
+      ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
+    });
   } catch {
     throw badRequest("cursor is not valid for this list.");
   }
@@ -52,7 +64,10 @@ export async function listPage<T>(
   try {
     for await (const entry of iter) {
       if (opts.filter && !opts.filter(entry.value)) continue;
-      data.push(entry.value);
+      // Without `map` the page holds the stored values themselves (U defaults to T).
+      const item = opts.map ? await opts.map(entry.value) : entry.value as unknown as U;
+      if (opts.map && item === undefined) continue;
+      data.push(item as U);
       if (data.length >= opts.limit) {
         next = iter.cursor;
         break;

@@ -1,6 +1,6 @@
 import type { OutboxAttempt, OutboxMessage } from "../outbox/outbox.ts";
 import { keys } from "../kv/keys.ts";
-import { badRequest } from "../errors.ts";
+import { listPage, type Page } from "../kv/store.ts";
 import type { WebhookEvent } from "./events.ts";
 import { WEBHOOK_KIND } from "./events.ts";
 
@@ -73,34 +73,16 @@ export async function listDeliveries(
   kv: Deno.Kv,
   orgId: string,
   opts: { limit: number; cursor?: string; status?: DeliveryStatus },
-): Promise<{ data: DeliveryView[]; nextCursor: string | null }> {
-  const data: DeliveryView[] = [];
-  let next: string | null = null;
-  let iter: Deno.KvListIterator<string>;
-  try {
-    iter = kv.list<string>({ prefix: keys.outboxByOrgPrefix(orgId, WEBHOOK_KIND) }, {
-      reverse: true,
-      cursor: opts.cursor || undefined,
-      batchSize: Math.min(opts.limit * 2, 500),
-    });
-  } catch {
-    throw badRequest("cursor is not valid for this list.");
-  }
-  try {
-    for await (const ptr of iter) {
-      const m = await kv.get<OutboxMessage<WebhookEvent>>(keys.outboxMessage(ptr.value));
-      if (!m.value) continue;
+): Promise<Page<DeliveryView>> {
+  return await listPage<string, DeliveryView>(kv, keys.outboxByOrgPrefix(orgId, WEBHOOK_KIND), {
+    limit: opts.limit,
+    cursor: opts.cursor,
+    batchSize: Math.min(opts.limit * 2, 500),
+    map: async (id) => {
+      const m = await kv.get<OutboxMessage<WebhookEvent>>(keys.outboxMessage(id));
+      if (!m.value) return undefined;
       const view = deliveryView(m.value, await readAttempts(kv, m.value.id));
-      if (opts.status && view.status !== opts.status) continue;
-      data.push(view);
-      if (data.length >= opts.limit) {
-        next = iter.cursor;
-        break;
-      }
-    }
-  } catch (err) {
-    if (opts.cursor) throw badRequest("cursor is not valid for this list.");
-    throw err;
-  }
-  return { data, nextCursor: next };
+      return opts.status && view.status !== opts.status ? undefined : view;
+    },
+  });
 }
