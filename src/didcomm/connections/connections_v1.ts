@@ -9,12 +9,12 @@ import type { DidDocument } from "../../did/types.ts";
 import { base58 } from "@scure/base";
 import { type DidCommMessage, MessageTypes, newMessageId, threadIdOf } from "../messages.ts";
 import { DidCommProblem } from "../problem_report.ts";
-import { DidUnusableError, documentVerkeys, targetFromDocument } from "../resolve.ts";
 import type { InboundContext } from "../dispatch.ts";
 import { queueMessageOn } from "../outbound.ts";
 import { type ConnectionRecord, saveConnection } from "./record.ts";
 import { verifyConnectionSig } from "./signatures.ts";
 import { abandonConnection } from "./abandon.ts";
+import { acceptResponse } from "./accept_response.ts";
 
 /** The unqualified DID of a key: base58 of its first 16 bytes (Indy convention). */
 export function legacyDid(publicKey: Uint8Array): string {
@@ -99,25 +99,14 @@ export async function handleConnectionsResponse(ctx: InboundContext): Promise<vo
       throw new DidCommProblem(PROBLEM, "The response's connection has no DID and DIDDoc.");
     }
     const doc = fromLegacy(rawDoc as Record<string, unknown>, did);
-    let target;
-    try {
-      target = targetFromDocument(doc);
-    } catch (err) {
-      if (err instanceof DidUnusableError) throw new DidCommProblem(PROBLEM, err.message);
-      throw err;
-    }
-    const theirKeys = [...new Set([...documentVerkeys(doc), ...target.recipientKeys])];
-    if (!ctx.senderKey || !theirKeys.includes(ctx.senderKey)) {
-      throw new DidCommProblem(PROBLEM, "The response was not sent with a key of its DIDDoc.");
-    }
-    next = {
-      ...conn,
-      state: "completed",
-      theirDid: did,
-      their: target,
-      theirKeys,
-      updatedAt: new Date(ctx.now).toISOString(),
-    };
+    next = acceptResponse(
+      conn,
+      did,
+      doc,
+      ctx.senderKey,
+      "The response was not sent with a key of its DIDDoc.",
+      ctx.now,
+    );
   } catch (err) {
     if (!(err instanceof DidCommProblem)) throw err;
     abandonConnection(ctx, err);

@@ -10,17 +10,13 @@ import type { DidDocument } from "../../did/types.ts";
 import { ed25519PublicToX25519 } from "../keys.ts";
 import { type DidCommMessage, MessageTypes, newMessageId, threadIdOf } from "../messages.ts";
 import { DidCommProblem } from "../problem_report.ts";
-import {
-  DidUnusableError,
-  documentVerkeys,
-  resolveDidDocument,
-  targetFromDocument,
-} from "../resolve.ts";
+import { DidUnusableError, resolveDidDocument } from "../resolve.ts";
 import type { InboundContext } from "../dispatch.ts";
 import { queueMessageOn } from "../outbound.ts";
 import { type ConnectionRecord, saveConnection } from "./record.ts";
 import { verifySignedAttachment } from "./signatures.ts";
 import { abandonConnection } from "./abandon.ts";
+import { acceptResponse } from "./accept_response.ts";
 
 /** Our did:peer:2 for one connection: the key as `#key-1`, its X25519 twin, one DIDComm v1 service. */
 export async function createConnectionDid(
@@ -108,28 +104,14 @@ export async function handleDidExchangeResponse(ctx: InboundContext): Promise<vo
   let next: ConnectionRecord;
   try {
     doc = await theirDocument(ctx.message, conn);
-    let target;
-    try {
-      target = targetFromDocument(doc);
-    } catch (err) {
-      if (err instanceof DidUnusableError) throw new DidCommProblem(PROBLEM, err.message);
-      throw err;
-    }
-    const theirKeys = [...new Set([...documentVerkeys(doc), ...target.recipientKeys])];
-    if (!ctx.senderKey || !theirKeys.includes(ctx.senderKey)) {
-      throw new DidCommProblem(
-        PROBLEM,
-        "The response was not sent with a key of the DID it names.",
-      );
-    }
-    next = {
-      ...conn,
-      state: "completed",
-      theirDid: ctx.message.did as string,
-      their: target,
-      theirKeys,
-      updatedAt: new Date(ctx.now).toISOString(),
-    };
+    next = acceptResponse(
+      conn,
+      ctx.message.did as string,
+      doc,
+      ctx.senderKey,
+      "The response was not sent with a key of the DID it names.",
+      ctx.now,
+    );
   } catch (err) {
     if (!(err instanceof DidCommProblem)) throw err;
     abandonConnection(ctx, err);
