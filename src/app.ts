@@ -23,39 +23,29 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: BODY_LIMIT,
-      onError: () => {
-        throw new AppError(
-          "payload_too_large",
-          413,
-          "The request body is larger than the limit of 1 MiB.",
-        );
-      },
-    }),
-  );
-  app.use("*", async (c, next) => {
-    // JSON APIs take JSON; DIDComm checks its own content types.
+  const limitBody = bodyLimit({
+    maxSize: BODY_LIMIT,
+    onError: () => {
+      throw new AppError(
+        "payload_too_large",
+        413,
+        "The request body is larger than the limit of 1 MiB.",
+      );
+    },
+  });
+  app.use("*", (c, next) => {
     const m = c.req.method;
+    // Requests without a body (the hot GET routes) skip the body checks entirely.
+    if (m === "GET" || m === "HEAD" || m === "OPTIONS") return next();
+    // JSON APIs take JSON; DIDComm checks its own content types.
     if ((m === "POST" || m === "PUT" || m === "PATCH") && c.req.path !== "/didcomm") {
-      const ct = c.req.header("content-type");
-      const len = c.req.header("content-length");
-      // A body is there when its length says so, or when a type is declared without a length
-      // (streamed); a bare POST without either carries none.
-      const hasBody = len !== undefined
-        ? len !== "0"
-        : ct !== undefined || c.req.header("transfer-encoding") !== undefined;
-      if (hasBody && (!ct || !JSON_TYPE.test(ct))) {
-        throw new AppError(
-          "unsupported_media_type",
-          415,
-          `Send the request body as application/json${ct ? `, not "${ct.split(";")[0]}"` : ""}.`,
-        );
-      }
+      checkJsonBody(
+        c.req.header("content-type"),
+        c.req.header("content-length"),
+        c.req.header("transfer-encoding"),
+      );
     }
-    await next();
+    return limitBody(c, next);
   });
 
   app.route("/", coreRoutes(deps));
@@ -81,6 +71,22 @@ export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<
   app.notFound((c) => notFoundOr405(app, c));
   app.onError(onError);
   return app;
+}
+
+/** 415 unless a body that is there is declared JSON. A bare POST (no length, no type) has none. */
+function checkJsonBody(
+  ct: string | undefined,
+  len: string | undefined,
+  te: string | undefined,
+): void {
+  const hasBody = len !== undefined ? len !== "0" : ct !== undefined || te !== undefined;
+  if (hasBody && (!ct || !JSON_TYPE.test(ct))) {
+    throw new AppError(
+      "unsupported_media_type",
+      415,
+      `Send the request body as application/json${ct ? `, not "${ct.split(";")[0]}"` : ""}.`,
+    );
+  }
 }
 
 function notFoundOr405(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Response {
