@@ -7,7 +7,7 @@ import { requireBearer } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
 import type { AppEnv } from "./http/env.ts";
 import { errorResponse, onError } from "./http/errors.ts";
-import { requestId } from "./http/request_id.ts";
+import { assignRequestId, finishRequest } from "./http/request_id.ts";
 import { createRouter } from "./http/router.ts";
 import { keys } from "./kv/keys.ts";
 import { coreRoutes } from "./core_routes.ts";
@@ -22,7 +22,6 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 /** Builds the Hono app from its dependencies and the feature routers. */
 export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
-  app.use("*", requestId());
   const limitBody = bodyLimit({
     maxSize: BODY_LIMIT,
     onError: () => {
@@ -33,19 +32,30 @@ export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<
       );
     },
   });
-  app.use("*", (c, next) => {
+  // One middleware for every request: request id and log line; body checks where a body can be.
+  app.use("*", async (c, next) => {
+    const t0 = performance.now();
+    const id = assignRequestId(c);
     const m = c.req.method;
-    // Requests without a body (the hot GET routes) skip the body checks entirely.
-    if (m === "GET" || m === "HEAD" || m === "OPTIONS") return next();
-    // JSON APIs take JSON; DIDComm checks its own content types.
-    if ((m === "POST" || m === "PUT" || m === "PATCH") && c.req.path !== "/didcomm") {
-      checkJsonBody(
-        c.req.header("content-type"),
-        c.req.header("content-length"),
-        c.req.header("transfer-encoding"),
-      );
+    try {
+      if (m === "GET" || m === "HEAD" || m === "OPTIONS") {
+        await next();
+      } else {
+        // JSON APIs take JSON; DIDComm checks its own content types.
+        if ((m === "POST" || m === "PUT" || m === "PATCH") && c.req.path !== "/didcomm") {
+          checkJsonBody(
+            c.req.header("content-type"),
+            c.req.header("content-length"),
+            c.req.header("transfer-encoding"),
+          );
+        }
+        await limitBody(c, next);
+      }
+    } catch (err) {
+      // This middleware's own refusals (415, 413) get the envelope here, with the request id.
+      c.res = onError(err instanceof Error ? err : new Error(String(err)), c);
     }
-    return limitBody(c, next);
+    finishRequest(c, id, t0);
   });
 
   app.route("/", coreRoutes(deps));

@@ -1,28 +1,29 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { log, logEnabled } from "../log.ts";
 import type { AppEnv } from "./env.ts";
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Gives every request an id (the caller's `x-request-id` when sane), echoes it, and logs the request. */
-export function requestId(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const given = c.req.header("x-request-id");
-    const id = given && SAFE_ID.test(given) ? given : crypto.randomUUID();
-    c.set("requestId", id);
-    const t0 = performance.now();
-    await next();
-    c.res.headers.set("x-request-id", id);
-    const status = c.res.status;
-    const level = status >= 500 ? "error" : status >= 400 ? "info" : "debug";
-    if (logEnabled(level)) {
-      log(level, "request", {
-        requestId: id,
-        method: c.req.method,
-        path: c.req.path,
-        status,
-        ms: Math.round((performance.now() - t0) * 10) / 10,
-      });
-    }
-  };
+/** The caller's `x-request-id` when sane, else a new UUID; stored in `c.var.requestId`. */
+export function assignRequestId(c: Context<AppEnv>): string {
+  const given = c.req.header("x-request-id");
+  const id = given && SAFE_ID.test(given) ? given : crypto.randomUUID();
+  c.set("requestId", id);
+  return id;
+}
+
+/** Echoes the request id on the response and logs the request (5xx error, 4xx info, else debug). */
+export function finishRequest(c: Context<AppEnv>, id: string, t0: number): void {
+  c.res.headers.set("x-request-id", id);
+  const status = c.res.status;
+  const level = status >= 500 ? "error" : status >= 400 ? "info" : "debug";
+  if (logEnabled(level)) {
+    log(level, "request", {
+      requestId: id,
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      ms: Math.round((performance.now() - t0) * 10) / 10,
+    });
+  }
 }

@@ -62,6 +62,7 @@ Deno.test("malformed JSON is 400, a non-JSON content type 415, a body over 1 MiB
     });
     const t = await expectJson(text, 415);
     assert.equal(t.error, "Unsupported Media Type");
+    assert.ok(text.headers.get("x-request-id"), "refusals carry the request id too");
     // A bare POST (no body, no content type) is not a media type problem: it is a missing body.
     const bare = await ctx.app.request("/probe", { method: "POST" });
     assert.equal((await expectJson(bare, 400)).error, "Bad Request");
@@ -81,6 +82,7 @@ Deno.test("malformed JSON is 400, a non-JSON content type 415, a body over 1 MiB
     });
     const b = await expectJson(big, 413);
     assert.equal(b.error, "Payload Too Large");
+    assert.ok(big.headers.get("x-request-id"));
   } finally {
     await ctx.close();
   }
