@@ -16,7 +16,8 @@ export function assignRequestId(c: Context<AppEnv>): string {
 export function finishRequest(c: Context<AppEnv>, id: string, t0: number): void {
   c.res.headers.set("x-request-id", id);
   const status = c.res.status;
-  const level = status >= 500 ? "error" : status >= 400 ? "info" : "debug";
+  // 501 is a DID method we do not support: the caller's choice, not our failure.
+  const level = status >= 500 && status !== 501 ? "error" : status >= 400 ? "info" : "debug";
   if (logEnabled(level)) {
     log(level, "request", {
       requestId: id,
