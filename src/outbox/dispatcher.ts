@@ -20,6 +20,11 @@ export interface OutboxHandler<P = unknown> {
   onDead?(message: OutboxMessage<P>, op: Deno.AtomicOperation, now: number): void | Promise<void>;
 }
 
+/** How long a succeeded message (and its delivery-log entry) is kept: 30 days. */
+export const SUCCEEDED_RETENTION_MS = 30 * 24 * 3_600_000;
+/** How long a dead message and attempt records are kept: 90 days. A manual retry keeps it alive. */
+export const DEAD_RETENTION_MS = 90 * 24 * 3_600_000;
+
 /** Dispatcher options. */
 export interface DispatcherOptions {
   /** Clock (ms since epoch); injectable in tests. */
@@ -293,7 +298,7 @@ export class Dispatcher {
     const op = this.#kv.atomic()
       .check({ key: keys.outboxMessage(msg.id), versionstamp })
       .delete(keys.outboxDue(msg.dueAt, msg.id))
-      .set(keys.outboxAttempt(msg.id, n), attempt);
+      .set(keys.outboxAttempt(msg.id, n), attempt, { expireIn: DEAD_RETENTION_MS });
     if (result.ok) {
       next.status = "succeeded";
       next.completedAt = new Date(now).toISOString();
@@ -315,7 +320,17 @@ export class Dispatcher {
       next.dueAt = now + delay;
       op.set(keys.outboxDue(next.dueAt, msg.id), msg.id);
     }
-    op.set(keys.outboxMessage(msg.id), next);
+    // Finished messages are garbage-collected after their retention (expireIn is GC only: every
+    // reader already treats a missing message as gone).
+    const retention = next.status === "succeeded"
+      ? SUCCEEDED_RETENTION_MS
+      : next.status === "dead"
+      ? DEAD_RETENTION_MS
+      : undefined;
+    op.set(keys.outboxMessage(msg.id), next, retention ? { expireIn: retention } : undefined);
+    if (retention && msg.orgId !== null) {
+      op.set(keys.outboxByOrg(msg.orgId, msg.kind, msg.id), msg.id, { expireIn: retention });
+    }
     let res: Deno.KvCommitResult | Deno.KvCommitError;
     try {
       res = await retryBusy(() => op.commit());

@@ -110,7 +110,10 @@ export async function requeueDead<P>(
     leaseUntil: null,
     completedAt: undefined,
   };
-  const res = await kv.atomic().check(cur).set(keys.outboxMessage(id), next)
-    .set(keys.outboxDue(now, id), id).commit();
+  const op = kv.atomic().check(cur).set(keys.outboxMessage(id), next)
+    .set(keys.outboxDue(now, id), id);
+  // Pending again: no longer subject to the finished-message retention.
+  if (next.orgId !== null) op.set(keys.outboxByOrg(next.orgId, next.kind, id), id);
+  const res = await op.commit();
   return { ok: res.ok, message: res.ok ? next : cur.value };
 }
