@@ -5,15 +5,11 @@
  * methods, references and services ignored, `@context` ignored.
  */
 
+import { VERIFICATION_RELATIONSHIPS } from "../../src/did/types.ts";
+
 type Json = Record<string, unknown>;
 
-const RELATIONSHIPS = [
-  "authentication",
-  "assertionMethod",
-  "capabilityInvocation",
-  "capabilityDelegation",
-  "keyAgreement",
-] as const;
+const RELATIONSHIPS = VERIFICATION_RELATIONSHIPS;
 
 /** What a DID document means, as plain sorted data. */
 export interface NormalizedDocument {
