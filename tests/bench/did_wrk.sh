@@ -3,8 +3,12 @@
 # same bytes vs a plain Node.js http server over did-resolver/key-did-resolver/web-did-resolver
 # with its cache on. All on 127.0.0.1, side by side in one run, warm caches, a valid token.
 #
-#   tests/bench/did_wrk.sh            # 10 s per run, 50 connections, 2 wrk threads
+#   tests/bench/did_wrk.sh            # 10 s per run, 50 connections, pinned (see PIN)
 #   DURATION=5s ROUNDS=5 CONNECTIONS=50 tests/bench/did_wrk.sh
+#   PIN=0 THREADS=2 tests/bench/did_wrk.sh   # unpinned: servers and wrk share both cores
+#
+# Besides req/s and p99 it reports each server's CPU time per request (user + system from
+# /proc/<pid>/stat over the run, divided by the requests wrk counted).
 #
 # Rounds are interleaved (bare, ours, node per route) and medians reported: other work on a
 # shared machine moves single runs by tens of percent.
@@ -23,6 +27,12 @@ P_OURS=${P_OURS:-18080}
 P_BARE=${P_BARE:-18081}
 P_NODE=${P_NODE:-18082}
 P_HOST=${P_HOST:-18443}
+# PIN=1 (default): servers on CPU 1, wrk (one thread) on CPU 0, so each server gets one whole core and
+# requests/s measures its cost per request rather than how the scheduler shares two cores.
+PIN=${PIN:-1}
+SRV=()
+LOAD=()
+if [ "$PIN" = 1 ]; then SRV=(taskset -c 1); LOAD=(taskset -c 0); THREADS=1; fi
 
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 TMP=$(mktemp -d)
@@ -60,15 +70,17 @@ PORT=$P_OURS HOSTNAME=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
   AUTH_PUBLIC_KEY="$JWK" AUTH_ISSUER="https://idp.bench/realms/ssi" AUTH_AUDIENCE=ssi-edge \
   AUTH_ALGORITHMS=ES256 SECRETS_KEY=$(head -c32 /dev/urandom | base64) \
   OUTBOUND_ALLOW_PRIVATE=true DID_CACHE_TTL_SECONDS=3600 DENO_CERT="$TMP/ca.pem" \
-  deno run --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
+  "${SRV[@]}" deno run --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
 PIDS+=($!)
+PID_OURS=$!
 
 # Node.js comparison server.
 if [ ! -d tests/bench/node_resolver/node_modules ]; then
   (cd tests/bench/node_resolver && npm install --no-audit --no-fund --silent)
 fi
-PORT=$P_NODE NODE_EXTRA_CA_CERTS="$TMP/ca.pem" node tests/bench/node_resolver/server.mjs >/dev/null &
+PORT=$P_NODE NODE_EXTRA_CA_CERTS="$TMP/ca.pem" "${SRV[@]}" node tests/bench/node_resolver/server.mjs >/dev/null &
 PIDS+=($!)
+PID_NODE=$!
 
 wait_for() {
   for _ in $(seq 1 100); do
@@ -92,18 +104,30 @@ done
 curl -s -H "$AUTH" "http://127.0.0.1:$P_OURS/dids/$KEY_DID" >"$TMP/key.json"
 curl -s -H "$AUTH" "http://127.0.0.1:$P_OURS/dids/$WEB_DID" >"$TMP/web.json"
 grep -q '"servedFromCache":true' "$TMP/web.json" || { echo "did:web is not served from the cache" >&2; exit 1; }
-deno run -A tests/bench/did_bare_server.ts "$P_BARE" "$KEY_DID" "$TMP/key.json" "$WEB_DID" "$TMP/web.json" &
+"${SRV[@]}" deno run -A tests/bench/did_bare_server.ts "$P_BARE" "$KEY_DID" "$TMP/key.json" "$WEB_DID" "$TMP/web.json" &
 PIDS+=($!)
+PID_BARE=$!
 wait_for "http://127.0.0.1:$P_BARE/"
 
-run() { # name url
-  local out rps p99 non2xx
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$AUTH" "$2")
+TICKS=$(getconf CLK_TCK)
+cpu_ticks() { # pid → user+system clock ticks of the whole process so far
+  awk '{print $14 + $15}' "/proc/$1/stat"
+}
+
+run() { # name url pid
+  local out rps p99 non2xx requests t0 t1 us
+  t0=$(cpu_ticks "$3")
+  out=$("${LOAD[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "$AUTH" "$2")
+  t1=$(cpu_ticks "$3")
   rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
   p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
   non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  echo "$1 $rps $p99 ${non2xx:-0}" >>"$TMP/results.txt"
-  printf '  %-10s %10s req/s   p99 %-9s non-2xx %s\n' "$1" "$rps" "$p99" "${non2xx:-0}"
+  requests=$(awk '/requests in/ {print $1}' <<<"$out")
+  # CPU time the server process spent per request (µs): independent of how the two cores are
+  # shared with wrk, so it is the steadier measure of cost per request.
+  us=$(python3 -c "print(f'{($t1 - $t0) / $TICKS * 1e6 / $requests:.1f}')")
+  echo "$1 $rps $p99 ${non2xx:-0} $us" >>"$TMP/results.txt"
+  printf '  %-10s %10s req/s   p99 %-9s cpu %6s µs/req   non-2xx %s\n' "$1" "$rps" "$p99" "$us" "${non2xx:-0}"
 }
 
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, $ROUNDS interleaved rounds, $(nproc) CPUs," \
@@ -112,9 +136,9 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "round $round (load average $(cut -d' ' -f1-3 /proc/loadavg))"
   for route in key web; do
     if [ $route = key ]; then did=$KEY_DID; else did=$WEB_DID; fi
-    run "bare/$route" "http://127.0.0.1:$P_BARE/dids/$did"
-    run "ours/$route" "http://127.0.0.1:$P_OURS/dids/$did"
-    run "node/$route" "http://127.0.0.1:$P_NODE/dids/$did"
+    run "bare/$route" "http://127.0.0.1:$P_BARE/dids/$did" "$PID_BARE"
+    run "ours/$route" "http://127.0.0.1:$P_OURS/dids/$did" "$PID_OURS"
+    run "node/$route" "http://127.0.0.1:$P_NODE/dids/$did" "$PID_NODE"
   done
 done
 
@@ -127,18 +151,21 @@ def ms(v):
     return float("nan")
 runs = {}
 for line in open(sys.argv[1]):
-    name, rps, p99, bad = line.split()
-    runs.setdefault(name, []).append((float(rps), ms(p99), int(bad)))
-med = {k: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v), sum(r[2] for r in v))
+    name, rps, p99, bad, us = line.split()
+    runs.setdefault(name, []).append((float(rps), ms(p99), int(bad), float(us)))
+med = {k: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v), sum(r[2] for r in v),
+           statistics.median(r[3] for r in v))
        for k, v in runs.items()}
 print("\nmedians over rounds:")
 for k in sorted(med):
-    print(f"  {k:10s} {med[k][0]:10.0f} req/s   p99 {med[k][1]:.2f} ms   non-2xx {med[k][2]}")
+    print(f"  {k:10s} {med[k][0]:10.0f} req/s   p99 {med[k][1]:.2f} ms   cpu {med[k][3]:.1f} µs/req   non-2xx {med[k][2]}")
 print()
 for route, node_target in (("key", 1.5), ("web", 3.0)):
     bare, ours, node = med[f"bare/{route}"], med[f"ours/{route}"], med[f"node/{route}"]
     vs_bare, vs_node = ours[0] / bare[0], ours[0] / node[0]
     print(f"did:{route}: ours/bare {vs_bare:.0%} (target >= 70%: {'ok' if vs_bare >= 0.7 else 'MISSED'}), "
           f"p99 {ours[1]:.2f} ms (target < 10 ms: {'ok' if ours[1] < 10 else 'MISSED'}), "
-          f"ours/node {vs_node:.2f}x (target >= {node_target}x: {'ok' if vs_node >= node_target else 'MISSED'})")
+          f"ours/node {vs_node:.2f}x (target >= {node_target}x: {'ok' if vs_node >= node_target else 'MISSED'}); "
+          f"cpu per request: bare {bare[3]:.1f} µs, ours {ours[3]:.1f} µs, node {node[3]:.1f} µs "
+          f"(node/ours {node[3] / ours[3]:.2f}x)")
 EOF
