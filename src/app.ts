@@ -7,6 +7,7 @@ import { requireBearer } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
 import type { AppEnv } from "./http/env.ts";
 import { errorResponse, onError } from "./http/errors.ts";
+import { type FastLane, fastLaneOf } from "./http/fast_lane.ts";
 import { assignRequestId, finishRequest } from "./http/request_id.ts";
 import { createRouter } from "./http/router.ts";
 import { keys } from "./kv/keys.ts";
@@ -59,7 +60,13 @@ export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<
   });
 
   app.route("/", coreRoutes(deps));
-  for (const f of features) app.route("/", f(deps));
+  const lanes: FastLane[] = [];
+  for (const f of features) {
+    const router = f(deps);
+    app.route("/", router);
+    const lane = fastLaneOf(router);
+    if (lane) lanes.push(lane);
+  }
   app.route("/", docsRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
@@ -80,6 +87,18 @@ export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<
 
   app.notFound((c) => notFoundOr405(app, c));
   app.onError(onError);
+  if (lanes.length > 0) {
+    // Lanes first (they decline anything they cannot answer exactly as the router would).
+    // `app.request` calls `app.fetch`, so tests see the same composition as the server.
+    const routed = app.fetch;
+    app.fetch = (req, env, ctx) => {
+      for (const lane of lanes) {
+        const res = lane(req);
+        if (res !== undefined) return res;
+      }
+      return routed(req, env, ctx);
+    };
+  }
   return app;
 }
 

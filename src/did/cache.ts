@@ -63,24 +63,34 @@ export interface CachingResolver {
   clearMemory(): void;
 }
 
-/** A Map-based LRU: `get` refreshes recency, `set` evicts the least recently used past `max`. */
+/**
+ * A Map-based LRU: `set` evicts the least recently used past `max`. `get` refreshes recency only
+ * for an entry not refreshed in the last `max / 4` operations, so a hot key is not moved on every
+ * read (a Map delete + set per hit): any entry read at least once per `max / 4` operations stays.
+ */
 export class Lru<V> {
-  readonly #map = new Map<string, V>();
-  constructor(readonly max: number) {}
+  readonly #map = new Map<string, { v: V; t: number }>();
+  readonly #slack: number;
+  #tick = 0;
+  constructor(readonly max: number) {
+    this.#slack = Math.floor(max / 4);
+  }
   get size(): number {
     return this.#map.size;
   }
   get(key: string): V | undefined {
-    const v = this.#map.get(key);
-    if (v !== undefined && this.#map.size > 1) {
+    const e = this.#map.get(key);
+    if (e === undefined) return undefined;
+    if (this.#tick - e.t > this.#slack) {
       this.#map.delete(key);
-      this.#map.set(key, v);
+      this.#map.set(key, e);
+      e.t = ++this.#tick;
     }
-    return v;
+    return e.v;
   }
   set(key: string, value: V): void {
     this.#map.delete(key);
-    this.#map.set(key, value);
+    this.#map.set(key, { v: value, t: ++this.#tick });
     if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
   }
   delete(key: string): void {

@@ -10,7 +10,9 @@
  *   results their remaining freshness; failures `no-store`. `public` when resolution needs no token,
  *   otherwise `private` (a shared cache must not answer callers the service would refuse).
  * - Hot path: token check (cached by the verifier), memoized `Accept` answer, memo/LRU hit, and
- *   pre-serialized bytes; no KV read, no zod validation, no JSON serialization.
+ *   pre-serialized bytes; no KV read, no zod validation, no JSON serialization. When all of those
+ *   are hits and the request is plain (no query, no `Cache-Control`), a fast lane answers before
+ *   the router runs (`src/http/fast_lane.ts`); anything else takes the route below.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -18,6 +20,8 @@ import { errorResponses } from "../core_routes.ts";
 import type { AppDeps } from "../deps.ts";
 import { requireBearer } from "../http/auth.ts";
 import type { AppEnv } from "../http/env.ts";
+import { withFastLane } from "../http/fast_lane.ts";
+import { logRequest, requestIdFrom } from "../http/request_id.ts";
 import { createRouter } from "../http/router.ts";
 import { negotiate, type Representation, RESOLUTION_PROFILE } from "./accept.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
@@ -47,15 +51,17 @@ export function didFromUrl(url: string): string | undefined {
   return segment;
 }
 
-/** `requireBearer` with a fast path for the common `Bearer <token>` (same result, no regex). */
+/** The token of the common `Bearer <token>` form, else undefined (no regex). */
+function plainBearer(header: string | null | undefined): string | undefined {
+  return header != null && header.length > 7 && header.startsWith("Bearer ") &&
+      header.indexOf(" ", 7) === -1
+    ? header.slice(7)
+    : undefined;
+}
+
+/** `requireBearer` with a fast path for the common `Bearer <token>` (same result). */
 function bearer(header: string | undefined): string {
-  if (
-    header !== undefined && header.length > 7 && header.startsWith("Bearer ") &&
-    header.indexOf(" ", 7) === -1
-  ) {
-    return header.slice(7);
-  }
-  return requireBearer(header);
+  return plainBearer(header) ?? requireBearer(header);
 }
 
 function wantsNoCache(c: Context<AppEnv>, url: string): boolean {
@@ -135,27 +141,29 @@ export function didRoutes(deps: AppDeps) {
     { kind: "none" },
   );
 
-  function cacheControl(answer: DidAnswer): string {
+  /** Seconds of freshness left to announce: -1 immutable, -2 none (no-store), else max-age. */
+  function maxAge(answer: DidAnswer): number {
     const f = answer.freshness;
-    if (f.kind === "immutable") return immutable;
-    if (f.kind === "until") {
-      const left = Math.max(0, Math.floor((f.expiresAt - deps.now()) / 1000));
-      return `${scope}, max-age=${left}`;
-    }
-    return "no-store";
+    if (f.kind === "immutable") return -1;
+    if (f.kind === "until") return Math.max(0, Math.floor((f.expiresAt - deps.now()) / 1000));
+    return -2;
+  }
+
+  function cacheControl(age: number): string {
+    return age === -1 ? immutable : age === -2 ? "no-store" : `${scope}, max-age=${age}`;
   }
 
   const resolver = didResolverFor(deps);
   // Prepared responses per answer and representation, cloned per request: building a Response
-  // validates every header (about 1 µs each); a clone copies them. Rebuilt when the
-  // Cache-Control value changes (cached network answers count their max-age down).
-  const prepared = new WeakMap<DidAnswer, Map<Representation, Response>>();
+  // validates every header (about 1 µs each); a clone copies them. Rebuilt when the max-age
+  // changes (cached network answers count it down, one second at a time).
+  const prepared = new WeakMap<DidAnswer, Map<Representation, { res: Response; age: number }>>();
 
   function respond(answer: DidAnswer, rep: Representation): Response {
-    const cc = cacheControl(answer);
+    const age = maxAge(answer);
     let byRep = prepared.get(answer);
-    let res = byRep?.get(rep);
-    if (res === undefined || res.headers.get("cache-control") !== cc) {
+    let p = byRep?.get(rep);
+    if (p === undefined || p.age !== age) {
       let body: Uint8Array;
       let contentType: string;
       if (answer.status === 200 && rep.kind === "document") {
@@ -165,15 +173,54 @@ export function didRoutes(deps: AppDeps) {
         body = answer.resultBytes();
         contentType = rep.kind === "result" ? rep.contentType : "application/json";
       }
-      res = new Response(body as Uint8Array<ArrayBuffer>, {
+      const res = new Response(body as Uint8Array<ArrayBuffer>, {
         status: answer.status,
-        headers: { "content-type": contentType, "cache-control": cc, vary: "Accept" },
+        headers: {
+          "content-type": contentType,
+          "cache-control": cacheControl(age),
+          vary: "Accept",
+        },
       });
+      p = { res, age };
       if (byRep === undefined) prepared.set(answer, byRep = new Map());
-      byRep.set(rep, res);
+      byRep.set(rep, p);
     }
-    return res.clone();
+    return p.res.clone();
   }
+  /**
+   * The fast lane: a plain `GET /dids/{did}` (one path segment, no query, no `Cache-Control`)
+   * whose token, `Accept` answer and resolution are all cached gets the route's answer without
+   * the router. Declines (undefined) on anything else.
+   */
+  function lane(req: Request): Response | undefined {
+    if (req.method !== "GET") return undefined;
+    const url = req.url;
+    const path = url.indexOf("/", url.indexOf("//") + 2);
+    if (
+      !url.startsWith("/dids/", path) || url.indexOf("/", path + 6) >= 0 ||
+      url.indexOf("?", path) >= 0
+    ) {
+      return undefined;
+    }
+    const headers = req.headers;
+    if (headers.has("cache-control")) return undefined;
+    if (!isPublic) {
+      const token = plainBearer(headers.get("authorization"));
+      if (token === undefined || deps.verifier.peek(token) === undefined) return undefined;
+    }
+    const rep = negotiate(headers.get("accept") ?? undefined);
+    if (rep === null) return undefined;
+    const did = didFromUrl(url);
+    const answer = did === undefined ? undefined : resolver.peek(did);
+    if (answer === undefined) return undefined;
+    const t0 = performance.now();
+    const id = requestIdFrom(headers.get("x-request-id"));
+    const res = respond(answer, rep);
+    res.headers.set("x-request-id", id);
+    logRequest(id, "GET", url.slice(path), res.status, t0);
+    return res;
+  }
+
   app.openAPIRegistry.registerPath(route(isPublic));
   app.get("/dids/:did", async (c) => {
     if (!isPublic) await deps.verifier.verify(bearer(c.req.header("authorization")));
@@ -196,5 +243,5 @@ export function didRoutes(deps: AppDeps) {
     else answer = resolver.peek(did) ?? await resolver.resolveAnswer(did);
     return respond(answer, rep);
   });
-  return app;
+  return withFastLane(app, lane);
 }

@@ -31,6 +31,11 @@ export interface TrustedIssuer {
 export interface TokenVerifier {
   /** Returns the principal or throws AppError 401 (bad token) / 503 (keys unreachable). */
   verify(token: string): Promise<Principal>;
+  /**
+   * The principal of a token `verify` accepted before and still holds in its cache, else
+   * undefined (then call `verify`). Synchronous, for hot paths that answer without awaiting.
+   */
+  peek(token: string): Principal | undefined;
   /** Adds another trusted issuer (the service's own agent tokens). */
   trust(issuer: TrustedIssuer): void;
 }
@@ -115,6 +120,10 @@ export function createTokenVerifier(
   return {
     trust(issuer) {
       issuers.set(issuer.issuer, issuer);
+    },
+    peek(token) {
+      const hit = cache.get(token);
+      return hit !== undefined && hit.until > now() ? hit.p : undefined;
     },
     async verify(token) {
       const t = now();

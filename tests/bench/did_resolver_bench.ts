@@ -25,6 +25,7 @@ await resolver.resolve(host.did);
 const app = createApp(ctx.deps, [didRoutes]);
 const keyBytes = (await resolver.resolveAnswer(KEY_DID)).resultBytes();
 const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
+const routedHeaders = { ...headers, "cache-control": "max-age=0" };
 const keyUrl = `http://127.0.0.1/dids/${KEY_DID}`;
 const webUrl = `http://127.0.0.1/dids/${host.did}`;
 const fresh = createDidResolver(ctx.deps, { memoSize: 1 });
@@ -42,8 +43,13 @@ Deno.bench("bare handler: same bytes", { group: "http", baseline: true }, async 
   );
   void req;
 });
-Deno.bench("app GET /dids/{did:key} (memo hit)", { group: "http" }, async () => {
+Deno.bench("app GET /dids/{did:key} (memo hit, fast lane)", { group: "http" }, async () => {
   const res = await app.fetch(new Request(keyUrl, { headers }));
+  await res.arrayBuffer();
+});
+Deno.bench("app GET /dids/{did:key} routed (fast lane declined)", { group: "http" }, async () => {
+  // `Cache-Control: max-age=0` makes the fast lane decline without changing the answer.
+  const res = await app.fetch(new Request(keyUrl, { headers: routedHeaders }));
   await res.arrayBuffer();
 });
 Deno.bench("app GET /dids/{did:web} (LRU hit)", { group: "http" }, async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config.ts";
-import type { DidCacheEntry } from "../../src/did/cache.ts";
+import { type DidCacheEntry, Lru } from "../../src/did/cache.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { didRoutes } from "../../src/did/routes.ts";
 import { keys } from "../../src/kv/keys.ts";
@@ -274,4 +274,24 @@ Deno.test("the memo and the LRU are bounded", async () => {
     await host.close();
     await ctx.close();
   }
+});
+
+Deno.test("Lru: evicts the least recently used; a key read often enough is never evicted", () => {
+  const lru = new Lru<number>(8);
+  for (const [i, k] of [..."abcdefgh"].entries()) lru.set(k, i);
+  assert.equal(lru.get("a"), 0); // old enough to be refreshed
+  lru.set("i", 8); // evicts b, the least recently used
+  assert.equal(lru.get("b"), undefined);
+  assert.equal(lru.get("a"), 0);
+  assert.equal(lru.size, 8);
+
+  const big = new Lru<number>(100);
+  big.set("hot", -1);
+  for (let i = 0; i < 10_000; i++) {
+    big.set(`k${i}`, i);
+    assert.equal(big.get("hot"), -1, `after ${i} insertions`);
+    assert.ok(big.size <= 100);
+  }
+  assert.equal(big.get("k9999"), 9999);
+  assert.equal(big.get("k9899"), undefined);
 });
