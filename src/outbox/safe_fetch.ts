@@ -1,5 +1,8 @@
 import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
 
 /** Network policy for every outbound call (webhooks, did:web, DIDComm, universal resolver). */
 export interface OutboundPolicy {
@@ -80,15 +83,8 @@ export function blockedRange(address: string): string | undefined {
   return range === "unicast" ? undefined : range;
 }
 
-/**
- * Checks a URL against the policy without fetching: scheme, https rule, user info, and every
- * address its host resolves to. Returns the parsed URL.
- */
-export async function checkOutboundUrl(
-  raw: string,
-  policy: OutboundPolicy,
-  resolveHost: HostLookup = systemLookup,
-): Promise<URL> {
+/** The syntactic rules: absolute http(s) URL, no user info, https when required. */
+function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -113,21 +109,16 @@ export async function checkOutboundUrl(
       `https is required, but "${url.host}" was given with http.`,
     );
   }
-  if (policy.allowPrivate) return url;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  let addresses: string[];
-  if (ipaddr.isValid(host)) {
-    addresses = [host];
-  } else {
-    try {
-      addresses = await resolveHost(host);
-    } catch {
-      throw new SafeFetchError("dns", `The host "${host}" could not be resolved.`);
-    }
-    if (addresses.length === 0) {
-      throw new SafeFetchError("dns", `The host "${host}" has no addresses.`);
-    }
-  }
+  return url;
+}
+
+function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, "");
+}
+
+/** Throws blocked_address unless every address is public (or private ones are allowed). */
+function vetAddresses(host: string, addresses: string[], policy: OutboundPolicy): void {
+  if (policy.allowPrivate) return;
   for (const a of addresses) {
     const why = blockedRange(a);
     if (why) {
@@ -137,6 +128,42 @@ export async function checkOutboundUrl(
       );
     }
   }
+}
+
+/** Resolves a host name (dns errors as SafeFetchError) and vets every address it has. */
+async function resolveAndVet(
+  host: string,
+  policy: OutboundPolicy,
+  resolveHost: HostLookup,
+): Promise<string[]> {
+  let addresses: string[];
+  try {
+    addresses = await resolveHost(host);
+  } catch {
+    throw new SafeFetchError("dns", `The host "${host}" could not be resolved.`);
+  }
+  if (addresses.length === 0) {
+    throw new SafeFetchError("dns", `The host "${host}" has no addresses.`);
+  }
+  vetAddresses(host, addresses, policy);
+  return addresses;
+}
+
+/**
+ * Checks a URL against the policy without fetching: scheme, https rule, user info, and every
+ * address its host resolves to. Returns the parsed URL. (At request time the safe client vets
+ * the addresses it connects to itself, from the same DNS answer: see `createSafeFetch`.)
+ */
+export async function checkOutboundUrl(
+  raw: string,
+  policy: OutboundPolicy,
+  resolveHost: HostLookup = systemLookup,
+): Promise<URL> {
+  const url = parseOutboundUrl(raw, policy);
+  if (policy.allowPrivate) return url;
+  const host = bareHost(url);
+  if (ipaddr.isValid(host)) vetAddresses(host, [host], policy);
+  else await resolveAndVet(host, policy, resolveHost);
   return url;
 }
 
@@ -147,87 +174,182 @@ function truncate(s: string): string {
 /** The one outbound HTTP client: timeout, size cap, no redirects, https and address policy. */
 export type SafeFetch = (url: string, init?: SafeFetchInit) => Promise<SafeResponse>;
 
-/** Builds the safe client for a policy. */
+/**
+ * Builds the safe client for a policy.
+ *
+ * Requests go through `node:http`/`node:https` with a `lookup` of our own: the host name is
+ * resolved once, every address is vetted, and the socket connects only to those addresses. So the
+ * address that was checked is the address that is reached; a DNS answer that changes between a
+ * check and the connection (rebinding) cannot redirect the call. TLS still verifies the host name.
+ * One connection per call (no pooling across calls), closed when the body has been read.
+ */
 export function createSafeFetch(
   policy: OutboundPolicy,
   opts: { resolveHost?: HostLookup } = {},
 ): SafeFetch {
+  const resolveHost = opts.resolveHost ?? systemLookup;
   return async (raw, init = {}) => {
     const started = performance.now();
-    const url = await checkOutboundUrl(raw, policy, opts.resolveHost);
+    const url = parseOutboundUrl(raw, policy);
+    const host = bareHost(url);
+    if (ipaddr.isValid(host)) vetAddresses(host, [host], policy);
     const timeoutMs = init.timeoutMs ?? 10_000;
     const maxBytes = init.maxBytes ?? 1024 * 1024;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: init.method ?? "GET",
-        headers: init.headers,
-        body: init.body as BodyInit | undefined,
-        redirect: "manual",
-        signal,
-      });
-    } catch (err) {
+    const failure = (err: unknown, reading: boolean): SafeFetchError => {
+      if (err instanceof SafeFetchError) return err;
       if (timeout.aborted) {
-        throw new SafeFetchError("timeout", `No answer from ${url.host} within ${timeoutMs} ms.`);
+        return new SafeFetchError("timeout", `No answer from ${url.host} within ${timeoutMs} ms.`);
       }
-      throw new SafeFetchError("network", `Could not reach ${url.host}: ${errorText(err)}.`);
-    }
-    if (res.status >= 300 && res.status < 400) {
-      await res.body?.cancel().catch(() => {});
-      throw new SafeFetchError(
-        "redirect",
-        `${url.host} answered with a redirect (${res.status}); redirects are not followed.`,
-        res.status,
-      );
-    }
-    const declared = Number(res.headers.get("content-length") ?? "NaN");
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      await res.body?.cancel().catch(() => {});
-      throw new SafeFetchError(
-        "too_large",
-        `The response from ${url.host} is larger than ${maxBytes} bytes.`,
-        res.status,
-      );
-    }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    try {
-      if (res.body) {
-        for await (const chunk of res.body) {
-          size += chunk.length;
-          if (size > maxBytes) {
-            throw new SafeFetchError(
-              "too_large",
-              `The response from ${url.host} is larger than ${maxBytes} bytes.`,
-              res.status,
-            );
-          }
-          chunks.push(chunk);
-        }
-      }
-    } catch (err) {
-      if (err instanceof SafeFetchError) throw err;
-      if (timeout.aborted) {
-        throw new SafeFetchError("timeout", `No answer from ${url.host} within ${timeoutMs} ms.`);
-      }
-      throw new SafeFetchError(
+      return new SafeFetchError(
         "network",
-        `Reading the answer from ${url.host} failed: ${errorText(err)}.`,
+        reading
+          ? `Reading the answer from ${url.host} failed: ${errorText(err)}.`
+          : `Could not reach ${url.host}: ${errorText(err)}.`,
       );
-    }
-    const body = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
-    return {
-      status: res.status,
-      headers: res.headers,
-      body,
-      durationMs: performance.now() - started,
     };
+    const { status, headers, body } = await exchange(url, {
+      method: init.method ?? "GET",
+      headers: init.headers ?? {},
+      body: init.body,
+      maxBytes,
+      signal,
+      lookup: pinnedLookup(policy, resolveHost),
+      failure,
+    });
+    return { status, headers, body, durationMs: performance.now() - started };
   };
 }
 
+/**
+ * A `net` lookup that resolves with `resolveHost`, vets every address against the policy and
+ * hands only those to the socket. Its refusal reaches the request as the SafeFetchError itself.
+ */
+function pinnedLookup(policy: OutboundPolicy, resolveHost: HostLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveAndVet(hostname, policy, resolveHost).then((addresses) => {
+      const all = addresses.map((address) => ({
+        address,
+        family: ipaddr.parse(address).kind() === "ipv6" ? 6 : 4,
+      }));
+      const wanted = options.family === 4 || options.family === 6
+        ? all.filter((a) => a.family === options.family)
+        : all;
+      if (wanted.length === 0) {
+        callback(
+          new SafeFetchError("dns", `The host "${hostname}" has no IPv${options.family} address.`),
+          "",
+        );
+      } else if (options.all) {
+        (callback as unknown as (e: null, a: typeof wanted) => void)(null, wanted);
+      } else {
+        callback(null, wanted[0]!.address, wanted[0]!.family);
+      }
+    }, (err) => callback(err, ""));
+  };
+}
+
+interface ExchangeInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  maxBytes: number;
+  signal: AbortSignal;
+  lookup: LookupFunction;
+  failure: (err: unknown, reading: boolean) => SafeFetchError;
+}
+
+/** One request, its whole body read under the cap; redirects and oversize bodies are errors. */
+function exchange(
+  url: URL,
+  init: ExchangeInit,
+): Promise<{ status: number; headers: Headers; body: Uint8Array }> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let reading = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      init.signal.removeEventListener("abort", onAbort);
+      req.destroy();
+      reject(init.failure(err, reading));
+    };
+    const headers: Record<string, string> = { ...init.headers, connection: "close" };
+    if (init.body !== undefined) {
+      headers["content-length"] = String(
+        typeof init.body === "string"
+          ? new TextEncoder().encode(init.body).length
+          : init.body.length,
+      );
+    }
+    const mod = url.protocol === "https:" ? https : http;
+    const req = mod.request(url, {
+      method: init.method,
+      headers,
+      lookup: init.lookup,
+      agent: false,
+    }, (res) => {
+      reading = true;
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400) {
+        fail(
+          new SafeFetchError(
+            "redirect",
+            `${url.host} answered with a redirect (${status}); redirects are not followed.`,
+            status,
+          ),
+        );
+        return;
+      }
+      const tooLarge = () =>
+        new SafeFetchError(
+          "too_large",
+          `The response from ${url.host} is larger than ${init.maxBytes} bytes.`,
+          status,
+        );
+      const declared = Number(res.headers["content-length"] ?? "NaN");
+      if (Number.isFinite(declared) && declared > init.maxBytes) {
+        fail(tooLarge());
+        return;
+      }
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      res.on("data", (chunk: Uint8Array) => {
+        size += chunk.length;
+        if (size > init.maxBytes) fail(tooLarge());
+        else chunks.push(chunk);
+      });
+      res.on("error", fail);
+      const cut = () => fail(new Error("the connection closed before the body ended"));
+      res.on("aborted", cut);
+      res.on("close", () => queueMicrotask(() => settled || cut()));
+      res.on("end", () => {
+        if (settled) return;
+        settled = true;
+        init.signal.removeEventListener("abort", onAbort);
+        const out = new Headers();
+        const raw = res.rawHeaders;
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          try {
+            out.append(raw[i]!, raw[i + 1]!);
+          } catch {
+            // A header value fetch would refuse: left out.
+          }
+        }
+        resolve({ status, headers: out, body: concat(chunks, size) });
+      });
+    });
+    const onAbort = () => fail(init.signal.reason);
+    if (init.signal.aborted) onAbort();
+    else init.signal.addEventListener("abort", onAbort, { once: true });
+    req.on("error", fail);
+    req.end(init.body);
+  });
+}
+
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(size);
   let off = 0;
   for (const c of chunks) {

@@ -13,8 +13,8 @@
 # Rounds are interleaved (bare, ours, node per route) and medians reported: other work on a
 # shared machine moves single runs by tens of percent.
 #
-# The did:web host is local https (self-signed certificate trusted through DENO_CERT and
-# NODE_EXTRA_CA_CERTS) so that all three servers resolve the same DID; our service runs with
+# The did:web host is local https (a throwaway CA trusted through NODE_EXTRA_CA_CERTS, which both
+# Node and our safe client, on node:https, read) so that all three servers resolve the same DID; our service runs with
 # OUTBOUND_ALLOW_PRIVATE=true. Needs: deno, node/npm, wrk, openssl, curl, python3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -69,7 +69,7 @@ WEB_DID="did:web:127.0.0.1%3A$P_HOST"
 PORT=$P_OURS HOSTNAME=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
   AUTH_PUBLIC_KEY="$JWK" AUTH_ISSUER="https://idp.bench/realms/ssi" AUTH_AUDIENCE=ssi-edge \
   AUTH_ALGORITHMS=ES256 SECRETS_KEY=$(head -c32 /dev/urandom | base64) \
-  OUTBOUND_ALLOW_PRIVATE=true DID_CACHE_TTL_SECONDS=3600 DENO_CERT="$TMP/ca.pem" \
+  OUTBOUND_ALLOW_PRIVATE=true DID_CACHE_TTL_SECONDS=3600 NODE_EXTRA_CA_CERTS="$TMP/ca.pem" \
   "${SRV[@]}" deno run --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
 PIDS+=($!)
 PID_OURS=$!

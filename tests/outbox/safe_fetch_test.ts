@@ -128,3 +128,79 @@ Deno.test("redirects are failures, never followed; timeouts and oversize bodies 
     await srv.close();
   }
 });
+
+Deno.test("DNS rebinding: the connection goes to the address that was vetted, not to a new answer", async () => {
+  let hits = 0;
+  const srv = serveLocal(() => {
+    hits++;
+    return new Response("reached");
+  });
+  try {
+    // The vetted answer for "localhost" is a public address; the system resolver would answer
+    // 127.0.0.1, where the server listens. The call must go to the vetted address (unreachable
+    // here), never to the server.
+    let lookups = 0;
+    const f = createSafeFetch(strict, {
+      resolveHost: () => {
+        lookups++;
+        return Promise.resolve(["1.2.3.4"]);
+      },
+    });
+    await assert.rejects(
+      f(`http://localhost:${srv.port}/`, { timeoutMs: 1000 }),
+      (e: unknown) => e instanceof SafeFetchError && (e.kind === "timeout" || e.kind === "network"),
+    );
+    assert.equal(hits, 0);
+    assert.equal(lookups, 1);
+    // A name whose (only) answer is private is refused on the connection path too.
+    const g = createSafeFetch(strict, { resolveHost: () => Promise.resolve(["127.0.0.1"]) });
+    await assert.rejects(
+      g(`http://public.example:${srv.port}/`),
+      (e: unknown) =>
+        e instanceof SafeFetchError && e.kind === "blocked_address" &&
+        /public\.example/.test(e.message),
+    );
+    assert.equal(hits, 0);
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("the safe client connects to the resolved address under the URL's host name", async () => {
+  const seen: { host: string | null; method: string; body: string; type: string | null }[] = [];
+  const srv = serveLocal(async (req) => {
+    seen.push({
+      host: req.headers.get("host"),
+      method: req.method,
+      body: await req.text(),
+      type: req.headers.get("content-type"),
+    });
+    return new Response("{}", { status: 201, headers: { "x-answer": "yes" } });
+  });
+  try {
+    // "pinned.invalid" has no DNS entry: only the injected answer can reach the server.
+    const f = createSafeFetch({ allowPrivate: true, requireHttps: false }, {
+      resolveHost: () => Promise.resolve(["127.0.0.1"]),
+    });
+    const res = await f(`http://pinned.invalid:${srv.port}/hook`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"n":"é"}',
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get("x-answer"), "yes");
+    assert.deepEqual(seen, [{
+      host: `pinned.invalid:${srv.port}`,
+      method: "POST",
+      body: '{"n":"é"}',
+      type: "application/json",
+    }]);
+    // Without the injected answer the name does not resolve.
+    await assert.rejects(
+      createSafeFetch(strict)(`http://pinned.invalid:${srv.port}/`),
+      (e: unknown) => e instanceof SafeFetchError && e.kind === "dns",
+    );
+  } finally {
+    await srv.close();
+  }
+});
