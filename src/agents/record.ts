@@ -30,6 +30,11 @@ export interface AgentRecord {
   /** Keyed HMAC of the apiKey (hex) that finds the org from the key alone (`keys.agentByApiKey`). */
   apiKeyLookup: string;
   autoAcceptCredentials: AutoAcceptPolicy;
+  /**
+   * Random, replaced whenever the apiKey is; agent tokens carry it (claim `kep`) and are refused
+   * once it changed. Absent on records made before it existed (treated as "").
+   */
+  keyEpoch?: string;
   createdAt: string;
   updatedAt: string;
 }

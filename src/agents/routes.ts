@@ -108,6 +108,7 @@ export function agentsFeature(deps: AppDeps) {
         apiKeyHash: await hashSecret(body.apiKey),
         apiKeyLookup: await apiKeyLookupId(secretsKey(deps), body.apiKey),
         autoAcceptCredentials: "never",
+        keyEpoch: crypto.randomUUID(),
         createdAt: at,
         updatedAt: at,
       };
@@ -199,6 +200,7 @@ export function agentsFeature(deps: AppDeps) {
         if (newKey) {
           next.apiKeyHash = newKey.hash;
           next.apiKeyLookup = newKey.lookup;
+          next.keyEpoch = crypto.randomUUID(); // agent tokens of the old key stop working
           op.delete(keys.agentByApiKey(cur.value.apiKeyLookup, orgId))
             .set(keys.agentByApiKey(newKey.lookup, orgId), orgId);
         }

@@ -11,7 +11,9 @@
 import * as jose from "jose";
 import type { Config } from "../config.ts";
 import type { AppDeps } from "../deps.ts";
+import { unauthorized } from "../errors.ts";
 import { keys } from "../kv/keys.ts";
+import { readAgent } from "./record.ts";
 
 /** Stored form of the signing key. */
 interface StoredSigningKey {
@@ -37,8 +39,11 @@ export function agentIssuer(config: Config): string {
 export interface ServiceSigner {
   issuer: string;
   kid: string;
-  /** Mints the org-scoped agent token (role `member` in `orgId`), valid for 15 minutes. */
-  mintAgentToken(orgId: string): Promise<{ token: string; expiresIn: number }>;
+  /**
+   * Mints the org-scoped agent token (role `member` in `orgId`), valid for 15 minutes unless the
+   * agent's `keyEpoch` changes first (its apiKey rotated, or the agent removed).
+   */
+  mintAgentToken(orgId: string, keyEpoch: string): Promise<{ token: string; expiresIn: number }>;
 }
 
 const signers = new WeakMap<AppDeps, Promise<ServiceSigner>>();
@@ -107,15 +112,27 @@ async function loadSigner(deps: AppDeps): Promise<ServiceSigner> {
     algorithms: ["EdDSA"],
     key: publicKey,
     kind: "agent",
+    stillValid: async (p) => {
+      const orgId = p.sub.startsWith("agent:") ? p.sub.slice(6) : "";
+      const agent = orgId ? (await readAgent(deps.kv, orgId)).value : null;
+      if (!agent || (agent.keyEpoch ?? "") !== (p.keyEpoch ?? "")) {
+        throw unauthorized(
+          "This agent token is no longer valid: the organization's API key was rotated or its " +
+            "agent removed. Get a new token from POST /agent/token.",
+          true,
+        );
+      }
+    },
   });
   return {
     issuer,
     kid: stored.kid,
-    async mintAgentToken(orgId) {
+    async mintAgentToken(orgId, keyEpoch) {
       const now = Math.floor(deps.now() / 1000);
       const token = await new jose.SignJWT({
         resource_access: { [orgId]: { roles: ["member"] } },
         org_id: orgId,
+        kep: keyEpoch,
       })
         .setProtectedHeader({ alg: "EdDSA", kid: stored.kid, typ: "JWT" })
         .setIssuer(issuer)

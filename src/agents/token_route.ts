@@ -87,7 +87,10 @@ export function registerTokenRoute(app: OpenAPIHono<AppEnv>, deps: AppDeps): voi
         log("info", "agent token refused", { orgId });
         throw wrongApiKey();
       }
-      const { token, expiresIn } = await (await serviceSigner(deps)).mintAgentToken(orgId);
+      const { token, expiresIn } = await (await serviceSigner(deps)).mintAgentToken(
+        orgId,
+        agent!.keyEpoch ?? "",
+      );
       log("info", "agent token issued", { orgId });
       return c.json({ token, expiresIn }, 200);
     },

@@ -11,6 +11,8 @@ export interface Principal {
   kind: "user" | "agent";
   /** Token expiry (seconds since epoch). */
   exp: number;
+  /** Agent tokens: the org agent's key epoch when the token was minted (claim `kep`). */
+  keyEpoch?: string;
 }
 
 /** Roles that administer an org. */
@@ -25,6 +27,11 @@ export interface TrustedIssuer {
   algorithms: string[];
   key: jose.JWTVerifyGetKey | jose.CryptoKey | jose.KeyObject | jose.JWK | Uint8Array;
   kind: Principal["kind"];
+  /**
+   * Checked on every use of a token of this issuer, cached or not: throws (401) when a token
+   * whose signature is valid is no longer honoured (an agent's key was rotated).
+   */
+  stillValid?: (p: Principal) => Promise<void>;
 }
 
 /** Verifies bearer tokens. */
@@ -34,6 +41,7 @@ export interface TokenVerifier {
   /**
    * The principal of a token `verify` accepted before and still holds in its cache, else
    * undefined (then call `verify`). Synchronous, for hot paths that answer without awaiting.
+   * Tokens of an issuer with a `stillValid` check are never answered here.
    */
   peek(token: string): Principal | undefined;
   /** Adds another trusted issuer (the service's own agent tokens). */
@@ -84,10 +92,10 @@ export function createTokenVerifier(
   opts: { now?: () => number } = {},
 ): TokenVerifier {
   const issuers = new Map<string, TrustedIssuer>([[primary.issuer, primary]]);
-  const cache = new Map<string, { p: Principal; until: number }>();
+  const cache = new Map<string, { p: Principal; until: number; issuer: TrustedIssuer }>();
   const now = opts.now ?? Date.now;
 
-  async function verifyUncached(token: string): Promise<Principal> {
+  async function verifyUncached(token: string): Promise<{ p: Principal; issuer: TrustedIssuer }> {
     let iss: string | undefined;
     try {
       iss = jose.decodeJwt(token).iss;
@@ -109,12 +117,14 @@ export function createTokenVerifier(
     } catch (err) {
       throw mapJoseError(err);
     }
-    return {
+    const p: Principal = {
       sub: payload.sub!,
       orgs: rolesFromClaims(payload),
       kind: trusted.kind,
       exp: payload.exp!,
     };
+    if (trusted.kind === "agent") p.keyEpoch = typeof payload.kep === "string" ? payload.kep : "";
+    return { p, issuer: trusted };
   }
 
   return {
@@ -123,20 +133,26 @@ export function createTokenVerifier(
     },
     peek(token) {
       const hit = cache.get(token);
-      return hit !== undefined && hit.until > now() ? hit.p : undefined;
+      return hit !== undefined && hit.until > now() && hit.issuer.stillValid === undefined
+        ? hit.p
+        : undefined;
     },
     async verify(token) {
       const t = now();
       const hit = cache.get(token);
       if (hit) {
-        if (hit.until > t) return hit.p;
+        if (hit.until > t) {
+          await hit.issuer.stillValid?.(hit.p);
+          return hit.p;
+        }
         cache.delete(token);
       }
-      const p = await verifyUncached(token);
+      const { p, issuer } = await verifyUncached(token);
+      await issuer.stillValid?.(p);
       const until = Math.min(t + CACHE_MS, (p.exp + 30) * 1000);
       if (until > t) {
         if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-        cache.set(token, { p, until });
+        cache.set(token, { p, until, issuer });
       }
       return p;
     },

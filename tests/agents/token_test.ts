@@ -225,10 +225,69 @@ Deno.test("token: the service signing key is created once, race-safely, and stor
     assert.ok(!("d" in (stored.publicJwk as object)));
     assert.match(stored.sealedPrivateJwk as string, /^v1\./);
     // A fresh deps on the same KV (a restart) loads the same key and accepts older tokens.
-    const { token } = await signers[0]!.mintAgentToken("org-a");
+    await expectJson((await configure(ctx)).res, 201);
+    const epoch = (await ctx.kv.get<{ keyEpoch: string }>(keys.agent("org-a"))).value!.keyEpoch;
+    const { token } = await signers[0]!.mintAgentToken("org-a", epoch);
     const restarted = { ...ctx.deps };
     await setupAgents(restarted);
     assert.equal((await serviceSigner(restarted)).kid, signers[0]!.kid);
+    await expectJson(await ctx.call("GET", "/me", { token }), 200);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("token: rotating the apiKey or removing the agent revokes its tokens at once", async () => {
+  const ctx = await agentsContext();
+  try {
+    const { res, apiKey } = await configure(ctx);
+    await expectJson(res, 201);
+    const owner = await ctx.token({ "org-a": ["owner"] });
+    const old = (await expectJson(await agentToken(ctx, apiKey), 200)).token as string;
+    await expectJson(await ctx.call("GET", "/me", { token: old }), 200);
+    await expectJson(await ctx.call("GET", "/me", { token: old }), 200); // a cached hit too
+
+    // An update that leaves the key alone leaves its tokens alone.
+    await expectJson(
+      await ctx.call("PATCH", "/orgs/org-a/agents", {
+        token: owner,
+        body: { autoAcceptCredentials: "always" },
+      }),
+      200,
+    );
+    await expectJson(await ctx.call("GET", "/me", { token: old }), 200);
+
+    const newKey = "rotated-key-" + crypto.randomUUID();
+    await expectJson(
+      await ctx.call("PATCH", "/orgs/org-a/agents", { token: owner, body: { apiKey: newKey } }),
+      200,
+    );
+    const refused = await ctx.call("GET", "/me", { token: old });
+    const e = await expectJson(refused, 401);
+    assert.match(String(e.message), /API key was rotated/);
+    await expectJson(await agentToken(ctx, apiKey), 401);
+    const fresh = (await expectJson(await agentToken(ctx, newKey), 200)).token as string;
+    await expectJson(await ctx.call("GET", "/me", { token: fresh }), 200);
+
+    const del = await ctx.call("DELETE", "/orgs/org-a/agents", { token: owner });
+    assert.equal(del.status, 204);
+    await del.body?.cancel();
+    await expectJson(await ctx.call("GET", "/me", { token: fresh }), 401);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("token: an agent stored before key epochs existed keeps working with its tokens", async () => {
+  const ctx = await agentsContext();
+  try {
+    const { res, apiKey } = await configure(ctx);
+    await expectJson(res, 201);
+    const entry = await ctx.kv.get<Record<string, unknown>>(keys.agent("org-a"));
+    const { keyEpoch: _dropped, ...older } = entry.value!;
+    await ctx.kv.set(keys.agent("org-a"), older);
+    const token = (await expectJson(await agentToken(ctx, apiKey), 200)).token as string;
+    assert.equal(jose.decodeJwt(token).kep, "");
     await expectJson(await ctx.call("GET", "/me", { token }), 200);
   } finally {
     await ctx.close();
