@@ -17,6 +17,8 @@ export interface Config {
   };
   /** 32 bytes; undefined only in dev mode before the dev bootstrap fills it in. */
   secretsKey: Uint8Array | undefined;
+  /** SECRETS_KEY_PREVIOUS: keys being rotated out; sealed values still open with them. */
+  previousSecretsKeys: Uint8Array[];
   outbound: { allowPrivate: boolean; requireHttps: boolean };
   didCacheTtlSeconds: number;
   didResolutionPublic: boolean;
@@ -100,6 +102,7 @@ const schema = z.object({
   AUTH_ALGORITHMS: z.string().optional(),
   DEV_MODE: bool("DEV_MODE"),
   SECRETS_KEY: z.string().optional(),
+  SECRETS_KEY_PREVIOUS: z.string().optional(),
   OUTBOUND_ALLOW_PRIVATE: bool("OUTBOUND_ALLOW_PRIVATE"),
   OUTBOUND_REQUIRE_HTTPS: bool("OUTBOUND_REQUIRE_HTTPS"),
   DID_CACHE_TTL_SECONDS: int("DID_CACHE_TTL_SECONDS", 0, 86400 * 30),
@@ -108,20 +111,28 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
 });
 
-/** Decodes SECRETS_KEY (base64 of exactly 32 bytes). */
-export function decodeSecretsKey(value: string): Uint8Array {
+/** Decodes SECRETS_KEY (base64 of exactly 32 bytes); `name` is the variable errors name. */
+export function decodeSecretsKey(value: string, name = "SECRETS_KEY"): Uint8Array {
   let bytes: Uint8Array;
   try {
     bytes = Uint8Array.from(atob(value.trim()), (c) => c.charCodeAt(0));
   } catch {
-    throw new ConfigError("SECRETS_KEY must be base64 of 32 random bytes; it is not valid base64.");
+    throw new ConfigError(`${name} must be base64 of 32 random bytes; it is not valid base64.`);
   }
   if (bytes.length !== 32) {
     throw new ConfigError(
-      `SECRETS_KEY must be base64 of 32 random bytes; it decodes to ${bytes.length} bytes.`,
+      `${name} must be base64 of 32 random bytes; it decodes to ${bytes.length} bytes.`,
     );
   }
   return bytes;
+}
+
+/** SECRETS_KEY_PREVIOUS: comma-separated earlier keys, still accepted for opening. */
+function decodePreviousKeys(value: string | undefined): Uint8Array[] {
+  if (!value?.trim()) return [];
+  return value.split(",").map((v, i) =>
+    decodeSecretsKey(v, `SECRETS_KEY_PREVIOUS (key ${i + 1} of the comma-separated list)`)
+  );
 }
 
 /** Reads and checks every variable; throws ConfigError naming the first unusable one. Pure. */
@@ -191,6 +202,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }
   }
   const secretsKey = e.SECRETS_KEY ? decodeSecretsKey(e.SECRETS_KEY) : undefined;
+  const previousSecretsKeys = decodePreviousKeys(e.SECRETS_KEY_PREVIOUS);
+  if (previousSecretsKeys.length > 0 && !secretsKey) {
+    throw new ConfigError("SECRETS_KEY_PREVIOUS needs SECRETS_KEY (the new key) beside it.");
+  }
   const audience = (e.AUTH_AUDIENCE ?? DEV_AUDIENCE).split(",").map((s) => s.trim()).filter(
     Boolean,
   );
@@ -208,6 +223,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       algorithms,
     },
     secretsKey,
+    previousSecretsKeys,
     outbound: {
       allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? false,
       requireHttps: e.OUTBOUND_REQUIRE_HTTPS ?? !devMode,

@@ -6,6 +6,11 @@ import { setupAgents } from "./agents/setup.ts";
 import { didcommFeature, setupDidcomm } from "./didcomm/feature.ts";
 import { setupWebhooks, webhooksFeature } from "./webhooks/feature.ts";
 import { credentialsFeature, setupCredentials } from "./credentials/feature.ts";
+import type { Resealable } from "./crypto/rotation.ts";
+import { pepperResealable } from "./agents/api_key.ts";
+import { signingKeyResealable } from "./agents/service_key.ts";
+import { walletKeyResealable } from "./agents/wallet.ts";
+import { webhookSecretsResealable } from "./webhooks/endpoint.ts";
 
 /** Every feature router, in mount order. */
 export const features: Feature[] = [
@@ -23,3 +28,12 @@ export async function setupFeatures(deps: AppDeps): Promise<void> {
   await setupWebhooks(deps);
   await setupCredentials(deps);
 }
+
+/** Every kind of value sealed with SECRETS_KEY, for a key rotation (`src/crypto/rotation.ts`). */
+// deno-lint-ignore no-explicit-any
+export const resealables: Resealable<any>[] = [
+  signingKeyResealable,
+  pepperResealable,
+  walletKeyResealable,
+  webhookSecretsResealable,
+];

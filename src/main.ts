@@ -4,6 +4,7 @@
  */
 import { createApp, type Feature } from "./app.ts";
 import { type Config, ConfigError, decodeSecretsKey, parseConfig } from "./config.ts";
+import { resealAll } from "./crypto/rotation.ts";
 import { SecretBox } from "./crypto/secret_box.ts";
 import type { AppDeps } from "./deps.ts";
 import { devPublicJwk, loadDevSecrets, mintDevToken } from "./dev_keys.ts";
@@ -11,7 +12,7 @@ import { createTokenVerifier, staticKeyGetter } from "./http/auth.ts";
 import { log, setLogLevel } from "./log.ts";
 import { Dispatcher } from "./outbox/dispatcher.ts";
 import { createSafeFetch } from "./outbox/safe_fetch.ts";
-import { features, setupFeatures } from "./features.ts";
+import { features, resealables, setupFeatures } from "./features.ts";
 import * as jose from "jose";
 
 /** Builds every dependency from a parsed config. Used by main and by subprocess tests. */
@@ -39,9 +40,34 @@ export function buildDeps(config: Config, kv: Deno.Kv): AppDeps {
     verifier,
     dispatcher,
     safeFetch: createSafeFetch(config.outbound),
-    secrets: new SecretBox(config.secretsKey),
+    secrets: new SecretBox(config.secretsKey, config.previousSecretsKeys),
     now: Date.now,
   };
+}
+
+/**
+ * Seals every sealed value in KV again under the current SECRETS_KEY and logs what it did.
+ * True when every value opened (then SECRETS_KEY_PREVIOUS can be removed).
+ */
+export async function rotateSecrets(kv: Deno.Kv, box: SecretBox): Promise<boolean> {
+  const reports = await resealAll(kv, box, resealables);
+  for (const r of reports) {
+    log(r.failed.length ? "error" : "info", "re-sealed under the current SECRETS_KEY", {
+      values: r.name,
+      checked: r.checked,
+      resealed: r.resealed,
+      unreadable: r.failed.length,
+      ...(r.failed.length ? { unreadableKeys: r.failed.slice(0, 20) } : {}),
+    });
+  }
+  const ok = reports.every((r) => r.failed.length === 0);
+  log(
+    ok ? "info" : "error",
+    ok
+      ? "every sealed value is under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can be removed"
+      : "some sealed values open with no configured key; keep SECRETS_KEY_PREVIOUS and check them",
+  );
+  return ok;
 }
 
 async function main(): Promise<void> {
@@ -73,6 +99,12 @@ async function main(): Promise<void> {
   const deps = buildDeps(config, kv);
   const app = createApp(deps, features as Feature[]);
   await setupFeatures(deps);
+  if (config.previousSecretsKeys.length > 0) {
+    // A SECRETS_KEY rotation is under way: seal everything under the new key, in the background.
+    rotateSecrets(kv, deps.secrets).catch((err) =>
+      log("error", "re-sealing under the new SECRETS_KEY failed", { error: err })
+    );
+  }
   deps.dispatcher.start();
   try {
     Deno.cron("outbox-dispatch", "* * * * *", async () => {

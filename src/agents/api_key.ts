@@ -2,21 +2,79 @@
  * Agent API keys: how a request carries one, and the keyed lookup id that finds the org from the
  * key alone without storing the key (only a salted PBKDF2 hash is kept for the comparison).
  *
- * The lookup id is HMAC-SHA256 under a key derived (HKDF) from SECRETS_KEY, so it cannot be
- * brute-forced offline from a copy of the database without SECRETS_KEY.
+ * The lookup id is HMAC-SHA256 under a key derived (HKDF) from the lookup pepper: 32 bytes kept
+ * sealed (SECRETS_KEY) at `keys.apiKeyPepper()`, so ids cannot be brute-forced offline from a
+ * copy of the database alone. The pepper does not change when SECRETS_KEY is rotated (it is only
+ * sealed again), so the ids stay valid. A service whose agents predate the pepper record uses the
+ * SECRETS_KEY of that time as its pepper, which keeps their ids.
  *
  * @module
  */
+import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import { keys } from "../kv/keys.ts";
+import type { Resealable } from "../crypto/rotation.ts";
 
 const te = new TextEncoder();
 const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+const peppers = new WeakMap<AppDeps, Promise<Uint8Array>>();
+const PEPPER_AAD = "api-key-lookup-pepper";
 
-function lookupKey(secretsKey: Uint8Array): Promise<CryptoKey> {
-  let k = hmacKeys.get(secretsKey);
+/** Value of `keys.apiKeyPepper()`. */
+interface StoredPepper {
+  sealed: string;
+  createdAt: string;
+}
+
+/** The lookup pepper of `deps` (loaded, or created race-safely on first use), once per deps. */
+export function lookupPepper(deps: AppDeps): Promise<Uint8Array> {
+  let p = peppers.get(deps);
+  if (!p) {
+    p = loadOrCreatePepper(deps);
+    p.catch(() => peppers.delete(deps));
+    peppers.set(deps, p);
+  }
+  return p;
+}
+
+async function loadOrCreatePepper(deps: AppDeps): Promise<Uint8Array> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const got = await deps.kv.get<StoredPepper>(keys.apiKeyPepper());
+    if (got.value) return await deps.secrets.open(got.value.sealed, PEPPER_AAD);
+    // Lookup ids written before this record existed were keyed by SECRETS_KEY itself.
+    let anyAgent = false;
+    for await (const _ of deps.kv.list({ prefix: keys.agentPrefix() }, { limit: 1 })) {
+      anyAgent = true;
+    }
+    if (anyAgent && !deps.config.secretsKey) throw new Error("SECRETS_KEY is not configured");
+    const pepper = anyAgent
+      ? new Uint8Array(deps.config.secretsKey!)
+      : crypto.getRandomValues(new Uint8Array(32));
+    const stored: StoredPepper = {
+      sealed: await deps.secrets.seal(pepper, PEPPER_AAD),
+      createdAt: new Date(deps.now()).toISOString(),
+    };
+    const res = await deps.kv.atomic().check(got).set(keys.apiKeyPepper(), stored).commit();
+    if (res.ok) return pepper;
+  }
+  throw new Error("could not load or create the API key lookup pepper");
+}
+
+/** For a SECRETS_KEY rotation: the pepper record. */
+export const pepperResealable: Resealable<StoredPepper> = {
+  name: "API key lookup pepper",
+  select: { key: keys.apiKeyPepper() },
+  async reseal(value, box) {
+    const sealed = await box.reseal(value.sealed, PEPPER_AAD);
+    return sealed === undefined ? undefined : { ...value, sealed };
+  },
+};
+
+function lookupKey(pepper: Uint8Array): Promise<CryptoKey> {
+  let k = hmacKeys.get(pepper);
   if (!k) {
     k = (async () => {
-      const ikm = await crypto.subtle.importKey("raw", secretsKey as BufferSource, "HKDF", false, [
+      const ikm = await crypto.subtle.importKey("raw", pepper as BufferSource, "HKDF", false, [
         "deriveKey",
       ]);
       return await crypto.subtle.deriveKey(
@@ -32,14 +90,14 @@ function lookupKey(secretsKey: Uint8Array): Promise<CryptoKey> {
         ["sign"],
       );
     })();
-    hmacKeys.set(secretsKey, k);
+    hmacKeys.set(pepper, k);
   }
   return k;
 }
 
-/** The keyed lookup id (hex HMAC-SHA256) of an API key. */
-export async function apiKeyLookupId(secretsKey: Uint8Array, apiKey: string): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", await lookupKey(secretsKey), te.encode(apiKey));
+/** The keyed lookup id (hex HMAC-SHA256) of an API key under the pepper. */
+export async function apiKeyLookupId(pepper: Uint8Array, apiKey: string): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", await lookupKey(pepper), te.encode(apiKey));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 

@@ -20,7 +20,7 @@ import { keys } from "../kv/keys.ts";
 import { log } from "../log.ts";
 import { emit } from "../webhooks/emit.ts";
 import { verkeyToBytes } from "../didcomm/keys.ts";
-import { apiKeyLookupId } from "./api_key.ts";
+import { apiKeyLookupId, lookupPepper } from "./api_key.ts";
 import { createAgentPeerDid } from "./peer_did.ts";
 import { type AgentRecord, agentView, readAgent } from "./record.ts";
 import {
@@ -47,11 +47,6 @@ function orgAdmin(deps: AppDeps) {
     requireOrgAdmin(p, orgId);
     await next();
   };
-}
-
-function secretsKey(deps: AppDeps): Uint8Array {
-  if (!deps.config.secretsKey) throw new Error("SECRETS_KEY is not configured");
-  return deps.config.secretsKey;
 }
 
 /** The agents feature router. */
@@ -106,7 +101,7 @@ export function agentsFeature(deps: AppDeps) {
         verkey: key.verkey,
         keyId: key.keyId,
         apiKeyHash: await hashSecret(body.apiKey),
-        apiKeyLookup: await apiKeyLookupId(secretsKey(deps), body.apiKey),
+        apiKeyLookup: await apiKeyLookupId(await lookupPepper(deps), body.apiKey),
         autoAcceptCredentials: "never",
         keyEpoch: crypto.randomUUID(),
         createdAt: at,
@@ -184,7 +179,7 @@ export function agentsFeature(deps: AppDeps) {
       const body = c.req.valid("json");
       const newKey = body.apiKey === undefined ? undefined : {
         hash: await hashSecret(body.apiKey),
-        lookup: await apiKeyLookupId(secretsKey(deps), body.apiKey),
+        lookup: await apiKeyLookupId(await lookupPepper(deps), body.apiKey),
       };
       for (let attempt = 0; attempt < 5; attempt++) {
         const cur = await readAgent(deps.kv, orgId);

@@ -14,6 +14,7 @@ import type { AppDeps } from "../deps.ts";
 import { unauthorized } from "../errors.ts";
 import { keys } from "../kv/keys.ts";
 import { readAgent } from "./record.ts";
+import type { Resealable } from "../crypto/rotation.ts";
 
 /** Stored form of the signing key. */
 interface StoredSigningKey {
@@ -88,6 +89,16 @@ async function loadOrCreate(deps: AppDeps): Promise<StoredSigningKey> {
   if (!winner.value) throw new Error("service signing key vanished while being created");
   return winner.value;
 }
+
+/** For a SECRETS_KEY rotation: the signing key record. */
+export const signingKeyResealable: Resealable<StoredSigningKey> = {
+  name: "service signing key",
+  select: { key: keys.serviceSigningKey() },
+  async reseal(value, box) {
+    const sealed = await box.reseal(value.sealedPrivateJwk, AAD);
+    return sealed === undefined ? undefined : { ...value, sealedPrivateJwk: sealed };
+  },
+};
 
 async function loadSigner(deps: AppDeps): Promise<ServiceSigner> {
   const stored = await loadOrCreate(deps);

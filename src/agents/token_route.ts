@@ -19,7 +19,14 @@ import type { AppEnv } from "../http/env.ts";
 import { zodDetails, zodMessage } from "../http/router.ts";
 import { keys } from "../kv/keys.ts";
 import { log } from "../log.ts";
-import { API_KEY_MAX, API_KEY_MIN, apiKeyLookupId, readApiKey, wrongApiKey } from "./api_key.ts";
+import {
+  API_KEY_MAX,
+  API_KEY_MIN,
+  apiKeyLookupId,
+  lookupPepper,
+  readApiKey,
+  wrongApiKey,
+} from "./api_key.ts";
 import {
   ANONYMOUS,
   ANONYMOUS_LIMIT,
@@ -116,7 +123,7 @@ async function optionalBody(text: string): Promise<{ orgId?: string }> {
 /** Orgs whose configured key has this key's lookup id (at most 2 are read). */
 async function orgsForKey(deps: AppDeps, apiKey: string): Promise<string[]> {
   if (apiKey.length < API_KEY_MIN || apiKey.length > API_KEY_MAX) return [];
-  const lookup = await apiKeyLookupId(deps.config.secretsKey!, apiKey);
+  const lookup = await apiKeyLookupId(await lookupPepper(deps), apiKey);
   const out: string[] = [];
   for await (
     const e of deps.kv.list<string>({ prefix: keys.agentByApiKeyPrefix(lookup) }, { limit: 2 })

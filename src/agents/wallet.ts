@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { Resealable } from "../crypto/rotation.ts";
 import type { SecretBox } from "../crypto/secret_box.ts";
 import { bytesToVerkey, generateEd25519KeyPair } from "../didcomm/keys.ts";
 import { timeId } from "../kv/ids.ts";
@@ -89,6 +90,16 @@ export async function newWalletKey(
   kp.secretKey.fill(0);
   return { record, publicKey: kp.publicKey };
 }
+
+/** For a SECRETS_KEY rotation: every wallet key of every org. */
+export const walletKeyResealable: Resealable<WalletKeyRecord> = {
+  name: "wallet keys",
+  select: { prefix: keys.agentKeysPrefix() },
+  async reseal(value, box) {
+    const sealed = await box.reseal(value.sealedSeed, walletKeyAad(value.orgId, value.keyId));
+    return sealed === undefined ? undefined : { ...value, sealedSeed: sealed };
+  },
+};
 
 /** Adds a wallet key and its verkey pointer to `op` (the pointer must not exist yet). */
 export function writeWalletKey(op: Deno.AtomicOperation, record: WalletKeyRecord): void {

@@ -26,16 +26,21 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-/** Sealed value format: `v1.<iv>.<ciphertext+tag>`, both base64url. */
+/**
+ * Sealed value format: `v1.<iv>.<ciphertext+tag>`, both base64url. Sealing uses the current key;
+ * opening tries the current key, then each previous one (SECRETS_KEY_PREVIOUS, during a rotation).
+ * AES-GCM authenticates, so a wrong key fails instead of giving garbage.
+ */
 export class SecretBox {
-  readonly #key: Promise<CryptoKey>;
+  readonly #keys: Promise<CryptoKey>[];
 
-  constructor(rawKey: Uint8Array) {
-    if (rawKey.length !== 32) throw new Error("SecretBox needs a 32-byte key");
-    this.#key = crypto.subtle.importKey("raw", rawKey as BufferSource, "AES-GCM", false, [
-      "encrypt",
-      "decrypt",
-    ]);
+  constructor(rawKey: Uint8Array, previous: Uint8Array[] = []) {
+    for (const k of [rawKey, ...previous]) {
+      if (k.length !== 32) throw new Error("SecretBox needs 32-byte keys");
+    }
+    this.#keys = [rawKey, ...previous].map((k) =>
+      crypto.subtle.importKey("raw", k as BufferSource, "AES-GCM", false, ["encrypt", "decrypt"])
+    );
   }
 
   /** Encrypts bytes or a string; `aad` binds the value to its place (e.g. the record id). */
@@ -44,7 +49,7 @@ export class SecretBox {
     const data = typeof plain === "string" ? te.encode(plain) : plain;
     const ct = await crypto.subtle.encrypt(
       { name: "AES-GCM", iv, additionalData: te.encode(aad) },
-      await this.#key,
+      await this.#keys[0]!,
       data as BufferSource,
     );
     return `v1.${b64u(iv)}.${b64u(new Uint8Array(ct))}`;
@@ -52,19 +57,47 @@ export class SecretBox {
 
   /** Decrypts a sealed value to bytes. Throws when tampered with or sealed under another key/aad. */
   async open(sealed: string, aad = ""): Promise<Uint8Array> {
-    const [v, iv, ct] = sealed.split(".");
-    if (v !== "v1" || !iv || !ct) throw new Error("not a sealed value");
-    const pt = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: fromB64u(iv) as BufferSource, additionalData: te.encode(aad) },
-      await this.#key,
-      fromB64u(ct) as BufferSource,
-    );
-    return new Uint8Array(pt);
+    return (await this.#open(sealed, aad)).plain;
   }
 
   /** Decrypts a sealed string. */
   async openString(sealed: string, aad = ""): Promise<string> {
     return td.decode(await this.open(sealed, aad));
+  }
+
+  /**
+   * For a rotation: the value sealed again under the current key when it opens only with a
+   * previous key; undefined when it is already sealed under the current key. Throws when no key
+   * opens it.
+   */
+  async reseal(sealed: string, aad = ""): Promise<string | undefined> {
+    const { plain, keyIndex } = await this.#open(sealed, aad);
+    try {
+      return keyIndex === 0 ? undefined : await this.seal(plain, aad);
+    } finally {
+      plain.fill(0);
+    }
+  }
+
+  async #open(sealed: string, aad: string): Promise<{ plain: Uint8Array; keyIndex: number }> {
+    const [v, iv, ct] = sealed.split(".");
+    if (v !== "v1" || !iv || !ct) throw new Error("not a sealed value");
+    const params = {
+      name: "AES-GCM",
+      iv: fromB64u(iv) as BufferSource,
+      additionalData: te.encode(aad),
+    };
+    const data = fromB64u(ct) as BufferSource;
+    let last: unknown;
+    for (let i = 0; i < this.#keys.length; i++) {
+      try {
+        const pt = await crypto.subtle.decrypt(params, await this.#keys[i]!, data);
+        return { plain: new Uint8Array(pt), keyIndex: i };
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
   }
 }
 

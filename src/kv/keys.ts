@@ -11,6 +11,7 @@
  * | --- | --- |
  * | `["health", "probe"]` | readiness round-trip marker |
  * | `["service", "signing_key"]` | the service's own JWT signing key (sealed JWK) |
+ * | `["service", "api_key_pepper"]` | the key of agent API key lookup ids (sealed) |
  * | `["outbox", id]` | `OutboxMessage`: kind, payload, status, attempts, lease |
  * | `["outbox_due", atMs, id]` | pointer: message `id` is due (or its lease ends) at `atMs` |
  * | `["outbox_attempt", id, n]` | `OutboxAttempt` n of message `id` |
@@ -36,6 +37,7 @@
 export const keys = {
   healthProbe: () => ["health", "probe"] as const,
   serviceSigningKey: () => ["service", "signing_key"] as const,
+  apiKeyPepper: () => ["service", "api_key_pepper"] as const,
 
   outboxMessage: (id: string) => ["outbox", id] as const,
   outboxDue: (atMs: number, id: string) => ["outbox_due", atMs, id] as const,
@@ -47,14 +49,17 @@ export const keys = {
   outboxByOrgPrefix: (orgId: string, kind: string) => ["outbox_by_org", orgId, kind] as const,
 
   agent: (orgId: string) => ["agent", orgId] as const,
+  agentPrefix: () => ["agent"] as const,
   agentKey: (orgId: string, keyId: string) => ["agent_key", orgId, keyId] as const,
   agentKeyPrefix: (orgId: string) => ["agent_key", orgId] as const,
+  agentKeysPrefix: () => ["agent_key"] as const,
   agentByVerkey: (verkey: string) => ["agent_by_verkey", verkey] as const,
   agentAuthFailures: (orgId: string) => ["agent_auth_fail", orgId] as const,
   agentByApiKey: (lookup: string, orgId: string) => ["agent_by_api_key", lookup, orgId] as const,
   agentByApiKeyPrefix: (lookup: string) => ["agent_by_api_key", lookup] as const,
 
   webhook: (orgId: string) => ["webhook", orgId] as const,
+  webhookPrefix: () => ["webhook"] as const,
 
   didCache: (did: string) => ["did_cache", did] as const,
   peerLongForm: (shortDid: string) => ["did_peer_long", shortDid] as const,

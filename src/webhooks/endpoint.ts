@@ -1,4 +1,5 @@
 import type { SecretBox } from "../crypto/secret_box.ts";
+import type { Resealable } from "../crypto/rotation.ts";
 import { keys } from "../kv/keys.ts";
 import { importSigningKey, newWebhookSecret } from "./signature.ts";
 
@@ -49,6 +50,22 @@ export function readEndpoint(
 ): Promise<Deno.KvEntryMaybe<WebhookEndpoint>> {
   return kv.get<WebhookEndpoint>(keys.webhook(orgId));
 }
+
+/** For a SECRETS_KEY rotation: the signing secrets of every org's endpoint. */
+export const webhookSecretsResealable: Resealable<WebhookEndpoint> = {
+  name: "webhook secrets",
+  select: { prefix: keys.webhookPrefix() },
+  async reseal(value, box) {
+    let changed = false;
+    const secrets: StoredSecret[] = [];
+    for (const s of value.secrets) {
+      const sealed = await box.reseal(s.sealed, aad(value.orgId));
+      if (sealed !== undefined) changed = true;
+      secrets.push(sealed === undefined ? s : { ...s, sealed });
+    }
+    return changed ? { ...value, secrets } : undefined;
+  },
+};
 
 /** Creates a secret and its sealed form. The plain secret is for the one-time display only. */
 export async function createSecret(

@@ -111,7 +111,7 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
     verifier,
     dispatcher: new Dispatcher(kv, { now, pollMs: 50 }),
     safeFetch: createSafeFetch(config.outbound),
-    secrets: new SecretBox(config.secretsKey!),
+    secrets: new SecretBox(config.secretsKey!, config.previousSecretsKeys),
     now,
   };
   await opts.setup?.(deps);

@@ -1,0 +1,74 @@
+/**
+ * SECRETS_KEY rotation: every sealed value in KV is sealed again under the current key.
+ *
+ * Each feature that seals values describes where they live with a {@link Resealable}; the list is
+ * in `src/features.ts`. {@link resealAll} walks them, and writes each changed record with a
+ * versionstamp check (retrying on conflict), so it can run while the service runs: with
+ * SECRETS_KEY = the new key and SECRETS_KEY_PREVIOUS = the old one, both open everything.
+ *
+ * @module
+ */
+import type { SecretBox } from "./secret_box.ts";
+
+/** Where one kind of sealed value lives and how to seal one record again. */
+export interface Resealable<T> {
+  /** For the report, e.g. "wallet keys". */
+  name: string;
+  /** One record (`key`) or every record under a prefix (`prefix`). */
+  select: { key: Deno.KvKey } | { prefix: Deno.KvKey };
+  /** The record with its sealed fields sealed again, or undefined when nothing changed. */
+  reseal(value: T, box: SecretBox): Promise<T | undefined>;
+}
+
+/** What one Resealable's pass found. */
+export interface ResealReport {
+  name: string;
+  /** Records read. */
+  checked: number;
+  /** Records written with values sealed under the current key. */
+  resealed: number;
+  /** Keys of records no configured key opens (printable). */
+  failed: string[];
+}
+
+/** Seals every value of `items` again under `box`'s current key. Never throws for one record. */
+export async function resealAll(
+  kv: Deno.Kv,
+  box: SecretBox,
+  // deno-lint-ignore no-explicit-any
+  items: Resealable<any>[],
+): Promise<ResealReport[]> {
+  const reports: ResealReport[] = [];
+  for (const item of items) {
+    const report: ResealReport = { name: item.name, checked: 0, resealed: 0, failed: [] };
+    const entries: Deno.KvEntry<unknown>[] = [];
+    if ("key" in item.select) {
+      const e = await kv.get(item.select.key);
+      if (e.versionstamp !== null) entries.push(e as Deno.KvEntry<unknown>);
+    } else {
+      for await (const e of kv.list({ prefix: item.select.prefix })) entries.push(e);
+    }
+    for (let entry of entries) {
+      report.checked++;
+      try {
+        for (let attempt = 0;; attempt++) {
+          const next = await item.reseal(entry.value, box);
+          if (next === undefined) break;
+          const res = await kv.atomic().check(entry).set(entry.key, next).commit();
+          if (res.ok) {
+            report.resealed++;
+            break;
+          }
+          if (attempt === 4) throw new Error("the record kept changing");
+          const again = await kv.get(entry.key);
+          if (again.versionstamp === null) break; // removed meanwhile
+          entry = again as Deno.KvEntry<unknown>;
+        }
+      } catch {
+        report.failed.push(JSON.stringify(entry.key));
+      }
+    }
+    reports.push(report);
+  }
+  return reports;
+}

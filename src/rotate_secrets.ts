@@ -1,0 +1,30 @@
+/**
+ * `deno task rotate-secrets`: seals every sealed value in KV again under SECRETS_KEY.
+ *
+ * Run it with the service's environment, SECRETS_KEY being the new key and SECRETS_KEY_PREVIOUS
+ * the old one(s) (KV_PATH as the service has it; on Deno Deploy the service does the same by
+ * itself at start when SECRETS_KEY_PREVIOUS is set). Safe while the service runs. Exits 0 when
+ * every value is under the new key (then remove SECRETS_KEY_PREVIOUS), 1 otherwise.
+ */
+import { ConfigError, parseConfig } from "./config.ts";
+import { SecretBox } from "./crypto/secret_box.ts";
+import { rotateSecrets } from "./main.ts";
+
+try {
+  const config = parseConfig(Deno.env.toObject());
+  if (!config.secretsKey) throw new ConfigError("SECRETS_KEY (the new key) is required.");
+  const kv = await Deno.openKv(config.kvPath);
+  try {
+    const ok = await rotateSecrets(
+      kv,
+      new SecretBox(config.secretsKey, config.previousSecretsKeys),
+    );
+    Deno.exitCode = ok ? 0 : 1;
+  } finally {
+    kv.close();
+  }
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`Configuration error: ${err.message}`);
+  Deno.exitCode = 1;
+}
