@@ -19,6 +19,7 @@ import { uuidv7 } from "../kv/ids.ts";
 import { keys } from "../kv/keys.ts";
 import { log } from "../log.ts";
 import { emit } from "../webhooks/emit.ts";
+import { queueDidRotation } from "../didcomm/api.ts";
 import { verkeyToBytes } from "../didcomm/keys.ts";
 import { apiKeyLookupId, lookupPepper } from "./api_key.ts";
 import { createAgentPeerDid } from "./peer_did.ts";
@@ -186,12 +187,16 @@ export function agentsFeature(deps: AppDeps) {
         if (!cur.value) throw notFound(`Organization "${orgId}" has no agent configured.`);
         const now = deps.now();
         const next: AgentRecord = { ...cur.value, updatedAt: new Date(now).toISOString() };
-        if (body.agentEndpoint !== undefined && body.agentEndpoint !== next.agentEndpoint) {
-          next.agentEndpoint = body.agentEndpoint;
+        const endpointChanged = body.agentEndpoint !== undefined &&
+          body.agentEndpoint !== next.agentEndpoint;
+        if (endpointChanged) {
+          next.agentEndpoint = body.agentEndpoint!;
           next.did = (await createAgentPeerDid(verkeyToBytes(next.verkey), next.agentEndpoint)).did;
         }
         if (body.autoAcceptCredentials) next.autoAcceptCredentials = body.autoAcceptCredentials;
         const op = deps.kv.atomic().check(cur);
+        // Existing connections learn the new endpoint through DID Rotate (RFC 0794).
+        if (endpointChanged) queueDidRotation(op, orgId, next.agentEndpoint, now);
         if (newKey) {
           next.apiKeyHash = newKey.hash;
           next.apiKeyLookup = newKey.lookup;

@@ -41,6 +41,7 @@ export {
   findConnectionByThread,
   getConnection,
 } from "./connections/record.ts";
+export { queueDidRotation } from "./connections/did_rotate.ts";
 export { describeProblemReport, DidCommProblem, problemReportFor } from "./problem_report.ts";
 export { type DidCommMessage, newMessageId, threadIdOf } from "./messages.ts";
 

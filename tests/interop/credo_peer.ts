@@ -116,6 +116,10 @@ export interface CredoIssuer {
   connections(): Promise<CredoConnection[]>;
   connection(id: string): Promise<CredoConnection>;
   trustPing(connectionId: string): Promise<{ id: string; threadId: string }>;
+  /** DID Rotate 1.0: Credo rotates its DID on the connection; returns the new DID. */
+  rotate(connectionId: string): Promise<{ newDid: string }>;
+  /** DID Rotate 1.0: Credo hangs up the connection. */
+  hangup(connectionId: string): Promise<{ ok: boolean }>;
   trustPings(): Promise<CredoTrustPingResponse[]>;
   offerCredential(
     options: CredoOfferOptions,
@@ -254,6 +258,8 @@ export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promis
     connection: (id) => api("GET", `/connections/${encodeURIComponent(id)}`),
     trustPing: (id) => api("POST", `/connections/${encodeURIComponent(id)}/trust-ping`),
     trustPings: () => api("GET", "/trust-pings"),
+    rotate: (id) => api("POST", `/connections/${encodeURIComponent(id)}/rotate`),
+    hangup: (id) => api("POST", `/connections/${encodeURIComponent(id)}/hangup`),
     offerCredential: (offer) => api("POST", "/credentials/offer", offer),
     credentials: () => api("GET", "/credentials"),
     credential: (id) => api("GET", `/credentials/${encodeURIComponent(id)}`),

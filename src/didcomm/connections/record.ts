@@ -65,6 +65,26 @@ export interface ConnectionRecord extends ConnectionView {
   their: DidCommTarget;
   /** Keys the other side may authcrypt from once the connection is completed. */
   theirKeys: string[];
+  /**
+   * The agent endpoint our DID names (absent on records made before rotation existed: then the
+   * endpoint the agent had when the connection was made).
+   */
+  endpoint?: string;
+  /**
+   * Our DID rotation (RFC 0794) announced and not yet acked: the `rotate` `@id`, the new DID, the
+   * endpoint it names, and its key (already a wallet key, with its `connectionByKey` pointer).
+   */
+  pendingRotation?: {
+    thid: string;
+    toDid: string;
+    endpoint: string;
+    keyId: string;
+    verkey: string;
+  };
+  /** Our DIDs on this connection before rotations, oldest first. */
+  previousDids?: string[];
+  /** Their DIDs before they rotated, oldest first. */
+  previousTheirDids?: string[];
 }
 
 /** The public view of a stored record. */

@@ -89,6 +89,7 @@ export async function receiveInvitation(
     ourVerkey: key.verkey,
     their: inv.target,
     theirKeys: [],
+    endpoint: wallet.agentEndpoint,
   };
   const op = deps.kv.atomic();
   writeWalletKey(op, key);

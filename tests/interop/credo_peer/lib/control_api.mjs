@@ -122,6 +122,15 @@ export function createControlApi(
       });
       return { id: ping.id, threadId: ping.threadId };
     }],
+    ["POST", /^\/connections\/([^/]+)\/rotate$/, async (m) => {
+      // DID Rotate 1.0: a new did:peer for this connection, announced to the other side.
+      const { newDid } = await didcomm.connections.rotate({ connectionId: m[1] });
+      return { newDid };
+    }],
+    ["POST", /^\/connections\/([^/]+)\/hangup$/, async (m) => {
+      await didcomm.connections.hangup({ connectionId: m[1] });
+      return { ok: true };
+    }],
     ["GET", /^\/trust-pings$/, () => trustPingResponses],
     ["POST", /^\/credentials\/offer$/, async (_m, body) => {
       if (typeof body.connectionId !== "string") {

@@ -1,0 +1,276 @@
+/**
+ * DID Rotate 1.0 (Aries RFC 0794), both roles.
+ *
+ * - Rotating party (us): when an org's `agentEndpoint` changes, every completed connection gets a
+ *   new per-connection key and `did:peer:2` naming the new endpoint, announced with `rotate`. (A
+ *   new key, not the old one: Credo finds the connection of a message by the sender key's DID and
+ *   fails when two of its received DIDs share a key.) Messages to the new key reach the connection
+ *   at once; the record keeps sending from its DID and key until the other side's `ack` (RFC:
+ *   "receive messages on both ... at least until the ack"), then switches. A problem report on the
+ *   thread drops the pending rotation. The work is
+ *   an outbox job ({@link ROTATE_KIND}) committed with the agent update, so a crash in the middle
+ *   loses nothing: the job runs again and skips connections already rotated.
+ * - Observing party: a `rotate` from the other side is resolved (did:peer, did:key), acked on the
+ *   prior DID's service, and from then on messages go to the new DID's service; keys of the new
+ *   DID are accepted as senders beside the old ones (out-of-order messages). A `hangup` ends the
+ *   connection (`abandoned`).
+ *
+ * @module
+ */
+import type { AppDeps } from "../../deps.ts";
+import { keys } from "../../kv/keys.ts";
+import { log } from "../../log.ts";
+import type { HandlerResult, OutboxHandler } from "../../outbox/dispatcher.ts";
+import { enqueue } from "../../outbox/outbox.ts";
+import { type InboundContext, registerHandler } from "../dispatch.ts";
+import { newWalletKey, writeWalletKey } from "../../agents/wallet.ts";
+import { type DidCommMessage, newMessageId, threadIdOf } from "../messages.ts";
+import { queueMessageOn } from "../outbound.ts";
+import { DidCommProblem } from "../problem_report.ts";
+import {
+  DidUnusableError,
+  documentVerkeys,
+  resolveDidDocument,
+  targetFromDocument,
+} from "../resolve.ts";
+import { createConnectionDid } from "./did_exchange.ts";
+import { type ConnectionRecord, getConnectionEntry, saveConnection } from "./record.ts";
+
+const PROTOCOL = "https://didcomm.org/did-rotate/1.0";
+
+/** Message types of DID Rotate 1.0. */
+export const DidRotateTypes = {
+  rotate: `${PROTOCOL}/rotate`,
+  ack: `${PROTOCOL}/ack`,
+  problemReport: `${PROTOCOL}/problem-report`,
+  hangup: `${PROTOCOL}/hangup`,
+} as const;
+
+/** Outbox kind of "rotate every completed connection of an org to its current endpoint". */
+export const ROTATE_KIND = "didcomm_rotate_dids";
+
+/** Payload of a {@link ROTATE_KIND} job. */
+export interface RotateJob {
+  orgId: string;
+  /** The endpoint the org's agent had when the job was queued. */
+  endpoint: string;
+}
+
+/** Queues, in `op`, the rotation of `orgId`'s connections to `endpoint` (call with the agent update). */
+export function queueDidRotation(
+  op: Deno.AtomicOperation,
+  orgId: string,
+  endpoint: string,
+  now: number,
+): void {
+  enqueue<RotateJob>(op, { kind: ROTATE_KIND, orgId, payload: { orgId, endpoint } }, now);
+}
+
+/**
+ * Adds to `op` the start of a rotation of our DID on a completed connection to one naming
+ * `endpoint`: the pending rotation on the record and the `rotate` message. False (nothing added)
+ * when the connection is not completed or already uses, or is rotating to, that DID.
+ */
+export async function startRotation(
+  deps: AppDeps,
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntry<ConnectionRecord>,
+  rotation: { endpoint: string; agentId: string },
+  now: number,
+): Promise<boolean> {
+  const conn = entry.value;
+  if (conn.state !== "completed") return false;
+  if (conn.endpoint === rotation.endpoint || conn.pendingRotation?.endpoint === rotation.endpoint) {
+    return false;
+  }
+  const { record: key, publicKey } = await newWalletKey(
+    deps.secrets,
+    conn.orgId,
+    rotation.agentId,
+    {
+      purpose: "connection",
+      now,
+    },
+  );
+  const toDid = await createConnectionDid(publicKey, rotation.endpoint);
+  const rotate: DidCommMessage = {
+    "@type": DidRotateTypes.rotate,
+    "@id": newMessageId(),
+    to_did: toDid,
+  };
+  const next: ConnectionRecord = {
+    ...conn,
+    pendingRotation: {
+      thid: rotate["@id"],
+      toDid,
+      endpoint: rotation.endpoint,
+      keyId: key.keyId,
+      verkey: key.verkey,
+    },
+    updatedAt: new Date(now).toISOString(),
+  };
+  writeWalletKey(op, key);
+  op.set(keys.connectionByKey(conn.orgId, key.verkey), conn.id);
+  saveConnection(op, entry, next, now);
+  queueMessageOn(op, next, rotate, now);
+  return true;
+}
+
+/** The outbox handler of {@link ROTATE_KIND}: walks the org's connections once. */
+export function didRotationHandler(deps: AppDeps): OutboxHandler<RotateJob> {
+  return {
+    schedule: [5_000, 30_000, 120_000, 600_000],
+    handle: (msg) => rotateOrg(deps, msg.payload),
+  };
+}
+
+async function rotateOrg(deps: AppDeps, job: RotateJob): Promise<HandlerResult> {
+  const agent = await deps.kv.get<{ id: string; agentEndpoint: string }>(keys.agent(job.orgId));
+  if (!agent.value || agent.value.agentEndpoint !== job.endpoint) {
+    // Removed, or changed again: the later change has its own job.
+    return { ok: true };
+  }
+  const rotation = { endpoint: job.endpoint, agentId: agent.value.id };
+  let started = 0;
+  for await (
+    const e of deps.kv.list<ConnectionRecord>({ prefix: keys.connectionPrefix(job.orgId) })
+  ) {
+    let entry: Deno.KvEntryMaybe<ConnectionRecord> = e;
+    for (let attempt = 0; entry.value && attempt < 5; attempt++) {
+      const op = deps.kv.atomic();
+      const current = entry as Deno.KvEntry<ConnectionRecord>;
+      if (!(await startRotation(deps, op, current, rotation, deps.now()))) break;
+      if ((await op.commit()).ok) {
+        started++;
+        break;
+      }
+      entry = await getConnectionEntry(deps.kv, job.orgId, e.value.id);
+    }
+  }
+  if (started > 0) deps.dispatcher.wake();
+  log("info", "DID rotation started for the org's connections", {
+    orgId: job.orgId,
+    endpoint: job.endpoint,
+    connections: started,
+  });
+  return { ok: true };
+}
+
+/** `ack` of our `rotate`: the new DID is in use from now on. */
+function handleRotateAck(ctx: InboundContext): void {
+  const conn = ctx.connection!;
+  const pending = conn.pendingRotation;
+  const thid = threadIdOf(ctx.message);
+  if (!pending || pending.thid !== thid) {
+    log("info", "DID rotate ack for no pending rotation; ignored", {
+      orgId: ctx.orgId,
+      connectionId: ctx.connectionId,
+      thid,
+    });
+    return;
+  }
+  const { pendingRotation: _done, ...rest } = conn;
+  const next: ConnectionRecord = {
+    ...rest,
+    did: pending.toDid,
+    endpoint: pending.endpoint,
+    ourKeyId: pending.keyId,
+    ourVerkey: pending.verkey,
+    previousDids: [...(conn.previousDids ?? []), conn.did],
+    updatedAt: new Date(ctx.now).toISOString(),
+  };
+  saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now);
+  log("info", "connection DID rotated", {
+    orgId: ctx.orgId,
+    connectionId: ctx.connectionId,
+    did: pending.toDid,
+  });
+}
+
+/** The other side refused our `rotate`: keep the current DID. */
+function handleRotateProblem(ctx: InboundContext): void {
+  const conn = ctx.connection!;
+  const pending = conn.pendingRotation;
+  const refs = [threadIdOf(ctx.message), ctx.message["~thread"]?.pthid];
+  if (!pending || !refs.includes(pending.thid)) return;
+  const { pendingRotation: _dropped, ...rest } = conn;
+  saveConnection(ctx.op, ctx.connectionEntry, {
+    ...rest,
+    updatedAt: new Date(ctx.now).toISOString(),
+  }, ctx.now);
+  log("warn", "the other side refused our DID rotation; the connection keeps its DID", {
+    orgId: ctx.orgId,
+    connectionId: ctx.connectionId,
+    description: ctx.message.description,
+  });
+}
+
+/** The other side rotates its DID: resolve it, ack on the prior DID, then use the new one. */
+async function handleRotate(ctx: InboundContext): Promise<void> {
+  const conn = ctx.connection!;
+  const toDid = ctx.message.to_did;
+  if (typeof toDid !== "string" || toDid === "") {
+    throw new DidCommProblem("e.did.unresolvable", "The rotate message has no to_did.");
+  }
+  let target;
+  let verkeys: string[];
+  try {
+    const doc = await resolveDidDocument(toDid);
+    verkeys = documentVerkeys(doc);
+    try {
+      target = targetFromDocument(doc);
+    } catch (err) {
+      throw new DidCommProblem("e.did.doc_unsupported", (err as Error).message);
+    }
+  } catch (err) {
+    if (err instanceof DidCommProblem) throw err;
+    if (!(err instanceof DidUnusableError)) throw err;
+    const code = /method .* cannot be resolved/.test(err.message)
+      ? "e.did.method_unsupported"
+      : "e.did.unresolvable";
+    throw new DidCommProblem(code, err.message);
+  }
+  // The ack goes to the prior DID's service (the record as it is now).
+  queueMessageOn(ctx.op, conn, {
+    "@type": DidRotateTypes.ack,
+    "@id": newMessageId(),
+    status: "OK",
+    "~thread": { thid: threadIdOf(ctx.message) },
+  }, ctx.now);
+  const next: ConnectionRecord = {
+    ...conn,
+    theirDid: toDid,
+    previousTheirDids: [
+      ...(conn.previousTheirDids ?? []),
+      ...(conn.theirDid ? [conn.theirDid] : []),
+    ],
+    their: target,
+    theirKeys: [...new Set([...conn.theirKeys, ...verkeys])],
+    updatedAt: new Date(ctx.now).toISOString(),
+  };
+  saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now);
+  log("info", "the other side rotated its DID", {
+    orgId: ctx.orgId,
+    connectionId: ctx.connectionId,
+    theirDid: toDid,
+  });
+}
+
+/** The other side ended the relationship. */
+function handleHangup(ctx: InboundContext): void {
+  const conn = ctx.connection!;
+  saveConnection(ctx.op, ctx.connectionEntry, {
+    ...conn,
+    state: "abandoned",
+    errorMessage: "The other side ended the relationship (DID Rotate hangup).",
+    updatedAt: new Date(ctx.now).toISOString(),
+  }, ctx.now);
+}
+
+/** Registers the DID Rotate handlers (all on completed connections, from the other side). */
+export function registerDidRotateHandlers(): void {
+  registerHandler(DidRotateTypes.rotate, handleRotate);
+  registerHandler(DidRotateTypes.ack, handleRotateAck);
+  registerHandler(DidRotateTypes.problemReport, handleRotateProblem);
+  registerHandler(DidRotateTypes.hangup, handleHangup);
+}

@@ -1,0 +1,118 @@
+/**
+ * Interop of DID Rotate 1.0 (RFC 0794) with a real Credo 0.6 issuer, both roles:
+ *
+ * - we rotate: the org's `agentEndpoint` moves to a relay (a real HTTP server forwarding to our
+ *   `/didcomm`); each completed connection gets a new did:peer:2 naming it, Credo acks, and from
+ *   then on Credo sends through the relay;
+ * - Credo rotates: we resolve its new DID, ack on the prior one, and answer its pings on the new;
+ * - Credo hangs up: our connection ends `abandoned`.
+ *
+ * Needs `bash tests/interop/setup.sh` (npm packages of the Credo peer).
+ */
+import assert from "node:assert/strict";
+import type { ConnectionView } from "../../src/didcomm/connections/record.ts";
+import { resolveTarget } from "../../src/didcomm/resolve.ts";
+import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
+import type { CredoIssuer } from "./credo_peer.ts";
+import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
+
+const ORG = "org-rotate";
+
+async function connection(ctx: ServedContext, token: string, id: string): Promise<ConnectionView> {
+  const res = await ctx.call("GET", `/orgs/${ORG}/connections/${id}`, { token });
+  return JSON.parse(await res.text()) as ConnectionView;
+}
+
+async function pingAnswered(issuer: CredoIssuer, credoConnectionId: string): Promise<void> {
+  const ping = await issuer.trustPing(credoConnectionId);
+  await waitFor(
+    "ping response at Credo",
+    async () => (await issuer.trustPings()).find((p) => p.threadId === ping.threadId),
+  );
+}
+
+/** A relay in front of our /didcomm, as an operator might put one; counts what it forwards. */
+function relay(target: string) {
+  let forwarded = 0;
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
+    forwarded++;
+    const res = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": req.headers.get("content-type") ?? "" },
+      body: await req.arrayBuffer(),
+    });
+    return new Response(await res.arrayBuffer(), { status: res.status });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/didcomm`,
+    forwarded: () => forwarded,
+    close: () => server.shutdown(),
+  };
+}
+
+Deno.test({
+  name:
+    "interop: DID Rotate 1.0 with a real Credo issuer: our endpoint change, Credo's rotation, Credo's hangup",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: () =>
+    withCredoIssuer(ORG, async (issuer, ctx) => {
+      const token = await ctx.token({ [ORG]: ["holder"] });
+      const owner = await ctx.token({ [ORG]: ["owner"] });
+      const inv = await issuer.createInvitation("didexchange");
+      const { ours } = await receiveInvitation(ctx, ORG, token, inv.invitationUrl);
+      const theirs = await issuer.waitForConnection(inv.outOfBandId, "completed", 15_000);
+      assert.equal(theirs.theirDid, ours.did);
+
+      // 1. We rotate: the agent endpoint moves to a relay.
+      const front = relay(ctx.endpoint);
+      try {
+        const t0 = performance.now();
+        const patched = await ctx.call("PATCH", `/orgs/${ORG}/agents`, {
+          token: owner,
+          body: { agentEndpoint: front.url },
+        });
+        assert.equal(patched.status, 200, await patched.text());
+        const rotated = await waitFor("our connection on a new DID", async () => {
+          const c = await connection(ctx, token, ours.id);
+          return c.did !== ours.did ? c : undefined;
+        });
+        assert.match(rotated.did, /^did:peer:2\./);
+        assert.equal(rotated.state, "completed");
+        const credoSide = await waitFor("Credo using our new DID", async () => {
+          const c = await issuer.connection(theirs.id);
+          return c.theirDid === rotated.did ? c : undefined;
+        });
+        console.log(`DID rotation to a new endpoint: ${Math.round(performance.now() - t0)} ms`);
+        // The new DID names the relay; Credo's messages now arrive through it.
+        assert.equal((await resolveTarget(rotated.did)).endpoint, front.url);
+        const before = front.forwarded();
+        await pingAnswered(issuer, credoSide.id);
+        assert.ok(front.forwarded() > before, "Credo's ping went through the new endpoint");
+
+        // 2. Credo rotates its own DID: we ack, and talk to the new one.
+        const { newDid } = await issuer.rotate(theirs.id);
+        const seen = await waitFor("our record with Credo's new DID", async () => {
+          const c = await connection(ctx, token, ours.id);
+          return c.theirDid === newDid ? c : undefined;
+        });
+        assert.equal(seen.state, "completed");
+        await waitFor("Credo's rotation acked", async () => {
+          const c = await issuer.connection(theirs.id);
+          return c.did === newDid ? c : undefined;
+        });
+        await pingAnswered(issuer, theirs.id);
+        assert.deepEqual(await issuer.problemReports(), []);
+
+        // 3. Credo hangs up: the connection ends.
+        await issuer.hangup(theirs.id);
+        const ended = await waitFor("our connection abandoned", async () => {
+          const c = await connection(ctx, token, ours.id);
+          return c.state === "abandoned" ? c : undefined;
+        });
+        assert.match(ended.errorMessage ?? "", /hangup/);
+      } finally {
+        await front.close();
+      }
+    }),
+});
