@@ -1,0 +1,173 @@
+/**
+ * DID Rotate 1.0 edge cases against the real test peer (real HTTP, real envelopes); the happy
+ * paths of both roles run against a real Credo issuer in tests/interop/did_rotate_test.ts.
+ */
+import assert from "node:assert/strict";
+import {
+  DidRotateTypes,
+  didRotationHandler,
+  type RotateJob,
+} from "../../src/didcomm/connections/did_rotate.ts";
+import type { OutboxMessage } from "../../src/outbox/outbox.ts";
+import type { ConnectionRecord } from "../../src/didcomm/connections/record.ts";
+import { newMessageId } from "../../src/didcomm/messages.ts";
+import { resolveTarget } from "../../src/didcomm/resolve.ts";
+import { keys } from "../../src/kv/keys.ts";
+import { expectJson } from "../support/context.ts";
+import { configureAgent, type ServedContext, servedContext, waitFor } from "./helpers.ts";
+import { startTestPeer, type TestPeer } from "./test_peer.ts";
+
+const ORG = "org-a";
+
+async function connected(): Promise<{ ctx: ServedContext; peer: TestPeer; id: string }> {
+  const ctx = await servedContext();
+  const peer = await startTestPeer();
+  ctx.deps.dispatcher.start();
+  await configureAgent(ctx, ORG, ctx.endpoint);
+  const token = await ctx.token({ [ORG]: ["member"] });
+  const created = await expectJson(
+    await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
+      token,
+      body: { invitationUrl: peer.invitationUrl(peer.invitation()) },
+    }),
+    201,
+  );
+  const id = String(created.id);
+  await waitFor(
+    "completed",
+    async () => (await record(ctx, id)).state === "completed" || undefined,
+  );
+  return { ctx, peer, id };
+}
+
+async function record(ctx: ServedContext, id: string): Promise<ConnectionRecord> {
+  return (await ctx.kv.get<ConnectionRecord>(keys.connection(ORG, id))).value!;
+}
+
+async function patchEndpoint(ctx: ServedContext, endpoint: string): Promise<void> {
+  const owner = await ctx.token({ [ORG]: ["owner"] });
+  await expectJson(
+    await ctx.call("PATCH", `/orgs/${ORG}/agents`, {
+      token: owner,
+      body: { agentEndpoint: endpoint },
+    }),
+    200,
+  );
+}
+
+const rotates = (peer: TestPeer) =>
+  peer.received.filter((r) => r.message["@type"] === DidRotateTypes.rotate);
+
+Deno.test("DID rotate (observing): a to_did we cannot use gets the RFC's problem codes; nothing changes", async () => {
+  const { ctx, peer, id } = await connected();
+  try {
+    const before = await record(ctx, id);
+    const cases: [string, string][] = [
+      ["did:web:example.com", "e.did.method_unsupported"],
+      ["did:peer:2.Vnot-a-key", "e.did.unresolvable"],
+      ["did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "e.did.doc_unsupported"],
+    ];
+    for (const [toDid, code] of cases) {
+      const rotate = { "@type": DidRotateTypes.rotate, "@id": newMessageId(), to_did: toDid };
+      assert.equal(await peer.send(rotate), 202);
+      const report = await waitFor(`problem report for ${toDid}`, () =>
+        Promise.resolve(
+          peer.received.find((r) => r.message["~thread"]?.thid === rotate["@id"])?.message,
+        ));
+      assert.equal(report["@type"], DidRotateTypes.problemReport);
+      assert.equal((report.description as { code: string }).code, code, toDid);
+    }
+    const after = await record(ctx, id);
+    assert.equal(after.theirDid, before.theirDid);
+    assert.deepEqual(after.their, before.their);
+  } finally {
+    await peer.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("DID rotate (rotating): one rotate per change; a wrong-thread ack or a refusal keeps the DID; the right ack switches DID and key", async () => {
+  const { ctx, peer, id } = await connected();
+  try {
+    const original = await record(ctx, id);
+
+    // Refused: the pending rotation is dropped, the DID and key stay.
+    await patchEndpoint(ctx, `${ctx.baseUrl}/didcomm?relay=1`);
+    await waitFor("a rotate", () => Promise.resolve(rotates(peer)[0]));
+    const first = rotates(peer)[0]!.message;
+    const pending = (await record(ctx, id)).pendingRotation!;
+    assert.equal(pending.thid, first["@id"]);
+    assert.equal(pending.toDid, first.to_did);
+    assert.notEqual(pending.verkey, original.ourVerkey);
+    // The job again (as after a crash before its success was recorded) starts nothing new.
+    const job = { payload: { orgId: ORG, endpoint: `${ctx.baseUrl}/didcomm?relay=1` } };
+    assert.deepEqual(
+      await didRotationHandler(ctx.deps).handle(job as OutboxMessage<RotateJob>),
+      { ok: true },
+    );
+    assert.equal((await record(ctx, id)).pendingRotation?.thid, first["@id"]);
+    assert.equal(rotates(peer).length, 1);
+
+    assert.equal(
+      await peer.send({
+        "@type": DidRotateTypes.ack,
+        "@id": newMessageId(),
+        status: "OK",
+        "~thread": { thid: "not-our-rotate" },
+      }),
+      202,
+    );
+    assert.equal(
+      await peer.send({
+        "@type": DidRotateTypes.problemReport,
+        "@id": newMessageId(),
+        "~thread": { pthid: first["@id"] },
+        description: { en: "DID Unresolvable", code: "e.did.unresolvable" },
+      }),
+      202,
+    );
+    await waitFor(
+      "pending rotation dropped",
+      async () => (await record(ctx, id)).pendingRotation === undefined || undefined,
+    );
+    const refused = await record(ctx, id);
+    assert.equal(refused.did, original.did);
+    assert.equal(refused.ourVerkey, original.ourVerkey);
+
+    // Accepted: after the ack our DID and sending key are the new ones.
+    await patchEndpoint(ctx, `${ctx.baseUrl}/didcomm?relay=2`);
+    await waitFor("a second rotate", () => Promise.resolve(rotates(peer)[1]));
+    const second = rotates(peer)[1]!.message;
+    assert.equal(
+      await peer.send({
+        "@type": DidRotateTypes.ack,
+        "@id": newMessageId(),
+        status: "OK",
+        "~thread": { thid: second["@id"] },
+      }),
+      202,
+    );
+    const rotated = await waitFor("rotated", async () => {
+      const r = await record(ctx, id);
+      return r.did === second.to_did ? r : undefined;
+    });
+    assert.equal(rotated.pendingRotation, undefined);
+    assert.deepEqual(rotated.previousDids, [original.did]);
+    assert.equal(rotated.endpoint, `${ctx.baseUrl}/didcomm?relay=2`);
+    // A ping to the new DID is answered from the new key.
+    const target = await resolveTarget(String(second.to_did));
+    assert.equal(target.endpoint, `${ctx.baseUrl}/didcomm?relay=2`);
+    const ping = { "@type": "https://didcomm.org/trust_ping/1.0/ping", "@id": newMessageId() };
+    assert.equal(await peer.send(ping, target), 202);
+    await waitFor(
+      "ping response",
+      () => Promise.resolve(peer.received.find((r) => r.message["~thread"]?.thid === ping["@id"])),
+    );
+    const answer = peer.received.find((r) => r.message["~thread"]?.thid === ping["@id"])!;
+    assert.equal(answer.senderKey, rotated.ourVerkey);
+    assert.notEqual(rotated.ourVerkey, original.ourVerkey);
+  } finally {
+    await peer.close();
+    await ctx.close();
+  }
+});
