@@ -6,7 +6,8 @@
  * @module
  */
 import { base64urlnopad } from "@scure/base";
-import { badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../errors.ts";
+import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbox/safe_fetch.ts";
 import type { DidCommTarget } from "./connections/record.ts";
 import { type HandshakeProtocol, normalizeType, parseMessageType, Protocols } from "./messages.ts";
 import { DidUnusableError, resolveTarget } from "./resolve.ts";
@@ -38,7 +39,7 @@ export function invitationFromUrl(invitationUrl: string): Record<string, unknown
   const encoded = url.searchParams.get("oob") ?? url.searchParams.get("c_i");
   if (!encoded) {
     throw badRequest(
-      "invitationUrl has no oob or c_i parameter; short invitation links are not followed.",
+      "invitationUrl has no oob or c_i parameter.",
       [{ path: "invitationUrl", message: "Needs an oob= or c_i= query parameter." }],
     );
   }
@@ -57,6 +58,71 @@ export function invitationFromUrl(invitationUrl: string): Record<string, unknown
     throw badRequest("The invitation in invitationUrl is not a JSON object.");
   }
   return json as Record<string, unknown>;
+}
+
+/** True when the URL carries its invitation (`oob` or `c_i` parameter). */
+function carriesInvitation(raw: string): boolean {
+  try {
+    const u = new URL(raw);
+    return u.searchParams.has("oob") || u.searchParams.has("c_i");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The invitation of an invitation URL: decoded from its `oob`/`c_i` parameter, or, for a short
+ * link, fetched once through the safe client (`Accept: application/json`): a JSON answer is the
+ * invitation; a redirect is read for its `location` (which must carry `oob`/`c_i`) and not
+ * followed. 400 for a link that gives no invitation (or whose host name does not resolve), 502
+ * when its host cannot be reached.
+ */
+export async function invitationFromLink(
+  safeFetch: SafeFetch,
+  invitationUrl: string,
+): Promise<Record<string, unknown>> {
+  if (carriesInvitation(invitationUrl)) return invitationFromUrl(invitationUrl);
+  const shortLink = (message: string) => badRequest(message, [{ path: "invitationUrl", message }]);
+  let res: SafeResponse;
+  try {
+    res = await safeFetch(invitationUrl, {
+      headers: { accept: "application/json" },
+      timeoutMs: 5_000,
+      maxBytes: MAX_INVITATION_CHARS,
+      returnRedirects: true,
+    });
+  } catch (err) {
+    if (!(err instanceof SafeFetchError)) throw err;
+    if (["timeout", "network", "too_large"].includes(err.kind)) {
+      throw new AppError(
+        "bad_gateway",
+        502,
+        `The short invitation link could not be read: ${err.message}`,
+      );
+    }
+    throw shortLink(`invitationUrl cannot be fetched: ${err.message}`);
+  }
+  if (res.status >= 300 && res.status < 400) {
+    const location = res.headers.get("location");
+    const target = location ? new URL(location, invitationUrl).href : "";
+    if (!carriesInvitation(target)) {
+      throw shortLink(
+        `The short invitation link redirects (${res.status}) to a URL without oob or c_i.`,
+      );
+    }
+    return invitationFromUrl(target);
+  }
+  if (res.status !== 200) {
+    throw shortLink(`The short invitation link answered HTTP ${res.status}, not an invitation.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(res.body));
+  } catch {
+    throw shortLink("The short invitation link did not answer with JSON.");
+  }
+  if (!isObject(json)) throw shortLink("The short invitation link did not answer a JSON object.");
+  return json;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

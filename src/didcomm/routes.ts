@@ -21,7 +21,7 @@ import { listPage, parseLimit } from "../kv/store.ts";
 import { assertOrgId, OrgParams } from "../agents/schemas.ts";
 import { EnvelopeError } from "./envelope.ts";
 import { receiveEnvelope } from "./inbound.ts";
-import { invitationFromUrl } from "./oob.ts";
+import { invitationFromLink } from "./oob.ts";
 import { receiveInvitation } from "./connections/service.ts";
 import {
   CONNECTION_STATES,
@@ -152,13 +152,14 @@ export function didcommRoutes(deps: AppDeps) {
       },
       responses: {
         201: { description: "Connection", content: { "application/json": { schema: Connection } } },
-        ...errorResponses(400, 401, 403, 409),
+        ...errorResponses(400, 401, 403, 409, 502),
       },
     }),
     async (c) => {
       const { orgId } = c.req.valid("param");
       const body = c.req.valid("json");
-      const invitation = body.invitation ?? invitationFromUrl(body.invitationUrl!);
+      const invitation = body.invitation ??
+        await invitationFromLink(deps.safeFetch, body.invitationUrl!);
       const view = await receiveInvitation(deps, orgId, invitation);
       return c.json(view, 201);
     },

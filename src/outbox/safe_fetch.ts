@@ -45,6 +45,11 @@ export interface SafeFetchInit {
   /** Response body cap in bytes. Default 1 MiB. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /**
+   * true: a 3xx answer is returned (with its `location`) instead of being a `redirect` error.
+   * Redirects are never followed either way.
+   */
+  returnRedirects?: boolean;
 }
 
 /** A fully read response. */
@@ -217,6 +222,7 @@ export function createSafeFetch(
       signal,
       lookup: pinnedLookup(policy, resolveHost),
       failure,
+      returnRedirects: init.returnRedirects === true,
     });
     return { status, headers, body, durationMs: performance.now() - started };
   };
@@ -258,6 +264,7 @@ interface ExchangeInit {
   signal: AbortSignal;
   lookup: LookupFunction;
   failure: (err: unknown, reading: boolean) => SafeFetchError;
+  returnRedirects: boolean;
 }
 
 /** One request, its whole body read under the cap; redirects and oversize bodies are errors. */
@@ -292,7 +299,7 @@ function exchange(
     }, (res) => {
       reading = true;
       const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400) {
+      if (status >= 300 && status < 400 && !init.returnRedirects) {
         fail(
           new SafeFetchError(
             "redirect",
