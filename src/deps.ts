@@ -15,3 +15,20 @@ export interface AppDeps {
   /** Clock in ms since epoch; injectable. */
   now: () => number;
 }
+
+/**
+ * `load` run once per deps (a loaded key, a signer): later calls share its promise; a failure is
+ * forgotten so the next call tries again.
+ */
+export function oncePerDeps<T>(load: (deps: AppDeps) => Promise<T>): (deps: AppDeps) => Promise<T> {
+  const loaded = new WeakMap<AppDeps, Promise<T>>();
+  return (deps) => {
+    let p = loaded.get(deps);
+    if (!p) {
+      p = load(deps);
+      p.catch(() => loaded.delete(deps));
+      loaded.set(deps, p);
+    }
+    return p;
+  };
+}

@@ -10,14 +10,13 @@
  *
  * @module
  */
-import type { AppDeps } from "../deps.ts";
+import { type AppDeps, oncePerDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { keys } from "../kv/keys.ts";
 import type { Resealable } from "../crypto/rotation.ts";
 
 const te = new TextEncoder();
 const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
-const peppers = new WeakMap<AppDeps, Promise<Uint8Array>>();
 const PEPPER_AAD = "api-key-lookup-pepper";
 
 /** Value of `keys.apiKeyPepper()`. */
@@ -27,15 +26,7 @@ interface StoredPepper {
 }
 
 /** The lookup pepper of `deps` (loaded, or created race-safely on first use), once per deps. */
-export function lookupPepper(deps: AppDeps): Promise<Uint8Array> {
-  let p = peppers.get(deps);
-  if (!p) {
-    p = loadOrCreatePepper(deps);
-    p.catch(() => peppers.delete(deps));
-    peppers.set(deps, p);
-  }
-  return p;
-}
+export const lookupPepper = oncePerDeps((deps) => loadOrCreatePepper(deps));
 
 async function loadOrCreatePepper(deps: AppDeps): Promise<Uint8Array> {
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -10,7 +10,7 @@
  */
 import * as jose from "jose";
 import type { Config } from "../config.ts";
-import type { AppDeps } from "../deps.ts";
+import { type AppDeps, oncePerDeps } from "../deps.ts";
 import { unauthorized } from "../errors.ts";
 import { keys } from "../kv/keys.ts";
 import { readAgent } from "./record.ts";
@@ -47,21 +47,11 @@ export interface ServiceSigner {
   mintAgentToken(orgId: string, keyEpoch: string): Promise<{ token: string; expiresIn: number }>;
 }
 
-const signers = new WeakMap<AppDeps, Promise<ServiceSigner>>();
-
 /**
  * The signer of `deps` (loaded or created once per deps) with its issuer trusted by
  * `deps.verifier`. Throws when the stored key does not open (SECRETS_KEY changed).
  */
-export function serviceSigner(deps: AppDeps): Promise<ServiceSigner> {
-  let s = signers.get(deps);
-  if (!s) {
-    s = loadSigner(deps);
-    s.catch(() => signers.delete(deps));
-    signers.set(deps, s);
-  }
-  return s;
-}
+export const serviceSigner = oncePerDeps((deps) => loadSigner(deps));
 
 async function loadOrCreate(deps: AppDeps): Promise<StoredSigningKey> {
   const existing = await deps.kv.get<StoredSigningKey>(keys.serviceSigningKey());
