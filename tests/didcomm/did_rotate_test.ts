@@ -171,3 +171,37 @@ Deno.test("DID rotate (rotating): one rotate per change; a wrong-thread ack or a
     await ctx.close();
   }
 });
+
+Deno.test("DID rotate: a connection whose handshake spans an endpoint change is rotated when it completes", async () => {
+  const ctx = await servedContext();
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  const peer = await startTestPeer({ beforeResponse: () => held });
+  ctx.deps.dispatcher.start();
+  try {
+    await configureAgent(ctx, ORG, ctx.endpoint);
+    const token = await ctx.token({ [ORG]: ["member"] });
+    const created = await expectJson(
+      await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
+        token,
+        body: { invitationUrl: peer.invitationUrl(peer.invitation()) },
+      }),
+      201,
+    );
+    const id = String(created.id);
+    await peer.waitFor("https://didcomm.org/didexchange/1.1/request");
+    // The endpoint moves while the handshake waits for the response.
+    await patchEndpoint(ctx, `${ctx.baseUrl}/didcomm?moved=1`);
+    release();
+    await waitFor(
+      "completed",
+      async () => (await record(ctx, id)).state === "completed" || undefined,
+    );
+    const rotate = await peer.waitFor(DidRotateTypes.rotate);
+    const target = await resolveTarget(String(rotate.to_did));
+    assert.equal(target.endpoint, `${ctx.baseUrl}/didcomm?moved=1`);
+  } finally {
+    await peer.close();
+    await ctx.close();
+  }
+});

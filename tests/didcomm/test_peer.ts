@@ -26,6 +26,8 @@ export interface TestPeerOptions {
   status?: number;
   /** Do not answer requests automatically. */
   manual?: boolean;
+  /** Awaited before each automatic handshake response is sent (to hold a handshake open). */
+  beforeResponse?: () => Promise<void>;
   /** Listen on this port (default: a free one). */
   port?: number;
   /** Use this key pair (to come back on the same port with the same identity). */
@@ -151,7 +153,10 @@ export async function startTestPeer(opts: TestPeerOptions = {}): Promise<TestPee
         "did_rotate~attach": await signedDid(),
       };
       // Answer after this HTTP exchange, as a separate request (like Credo).
-      setTimeout(() => send(response).catch(() => {}), 0);
+      setTimeout(async () => {
+        await opts.beforeResponse?.();
+        await send(response).catch(() => {});
+      }, 0);
     };
   }
 

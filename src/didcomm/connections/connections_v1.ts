@@ -15,6 +15,7 @@ import { type ConnectionRecord, saveConnection } from "./record.ts";
 import { verifyConnectionSig } from "./signatures.ts";
 import { abandonConnection } from "./abandon.ts";
 import { acceptResponse } from "./accept_response.ts";
+import { rotateIfEndpointMoved } from "./did_rotate.ts";
 
 /** The unqualified DID of a key: base58 of its first 16 bytes (Indy convention). */
 export function legacyDid(publicKey: Uint8Array): string {
@@ -113,6 +114,7 @@ export async function handleConnectionsResponse(ctx: InboundContext): Promise<vo
     return;
   }
   saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now, ["response-received", "completed"]);
+  await rotateIfEndpointMoved(ctx, next);
   queueMessageOn(ctx.op, next, {
     "@type": MessageTypes.trustPing,
     "@id": newMessageId(),

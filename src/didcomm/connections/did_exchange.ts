@@ -17,6 +17,7 @@ import { type ConnectionRecord, saveConnection } from "./record.ts";
 import { verifySignedAttachment } from "./signatures.ts";
 import { abandonConnection } from "./abandon.ts";
 import { acceptResponse } from "./accept_response.ts";
+import { rotateIfEndpointMoved } from "./did_rotate.ts";
 
 /** Our did:peer:2 for one connection: the key as `#key-1`, its X25519 twin, one DIDComm v1 service. */
 export async function createConnectionDid(
@@ -118,6 +119,7 @@ export async function handleDidExchangeResponse(ctx: InboundContext): Promise<vo
     return;
   }
   saveConnection(ctx.op, entry, next, ctx.now, ["response-received", "completed"]);
+  await rotateIfEndpointMoved(ctx, next);
   queueMessageOn(ctx.op, next, {
     "@type": MessageTypes.didExchangeComplete,
     "@id": newMessageId(),

@@ -67,6 +67,22 @@ export function queueDidRotation(
 }
 
 /**
+ * For a connection completing now: when the org's endpoint moved during the handshake (its DID
+ * names the old one), queue the rotation job in the same commit, so it is rotated too.
+ */
+export async function rotateIfEndpointMoved(
+  ctx: InboundContext,
+  conn: ConnectionRecord,
+): Promise<void> {
+  if (conn.endpoint === undefined) return;
+  const agent = await ctx.deps.kv.get<{ agentEndpoint: string }>(keys.agent(conn.orgId));
+  const endpoint = agent.value?.agentEndpoint;
+  if (endpoint !== undefined && endpoint !== conn.endpoint) {
+    queueDidRotation(ctx.op, conn.orgId, endpoint, ctx.now);
+  }
+}
+
+/**
  * Adds to `op` the start of a rotation of our DID on a completed connection to one naming
  * `endpoint`: the pending rotation on the record and the `rotate` message. False (nothing added)
  * when the connection is not completed or already uses, or is rotating to, that DID.
