@@ -159,6 +159,10 @@ export function agentsFeature(deps: AppDeps) {
       path: "/orgs/{orgId}/agents",
       tags,
       summary: "Change the endpoint, rotate the API key, or set the credential auto-accept policy",
+      description:
+        "A new agentEndpoint also reaches existing connections: each completed one is moved to a " +
+        "new key and did:peer:2 naming it with DID Rotate 1.0 (RFC 0794), in the background. A " +
+        "new apiKey ends the old key's agent tokens at once.",
       middleware: [admin] as const,
       request: {
         params: OrgParams,

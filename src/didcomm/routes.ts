@@ -145,6 +145,10 @@ export function didcommRoutes(deps: AppDeps) {
       path: "/orgs/{orgId}/connections/receive-invitation",
       tags,
       summary: "Accept an out-of-band (or Connections 1.0) invitation: starts the handshake",
+      description:
+        "invitationUrl carries the invitation (?oob= or ?c_i=), or is a short link: then it is " +
+        "fetched once (Accept: application/json); a JSON answer is the invitation, a redirect is " +
+        "read for its ?oob=/?c_i= location and not followed.",
       middleware: [member] as const,
       request: {
         params: OrgParams,

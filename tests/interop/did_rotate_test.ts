@@ -63,6 +63,11 @@ Deno.test({
       const { ours } = await receiveInvitation(ctx, ORG, token, inv.invitationUrl);
       const theirs = await issuer.waitForConnection(inv.outOfBandId, "completed", 15_000);
       assert.equal(theirs.theirDid, ours.did);
+      // A Connections 1.0 connection too: its unqualified DID moves to a did:peer:2 (RFC 0793).
+      const legacyInv = await issuer.createInvitation("connections");
+      const legacy = await receiveInvitation(ctx, ORG, token, legacyInv.invitationUrl);
+      const legacyTheirs = await issuer.waitForConnection(legacyInv.outOfBandId, "completed");
+      assert.doesNotMatch(legacy.ours.did, /^did:peer:/);
 
       // 1. We rotate: the agent endpoint moves to a relay.
       const front = relay(ctx.endpoint);
@@ -89,6 +94,20 @@ Deno.test({
         const before = front.forwarded();
         await pingAnswered(issuer, credoSide.id);
         assert.ok(front.forwarded() > before, "Credo's ping went through the new endpoint");
+        const legacyRotated = await waitFor(
+          "the Connections 1.0 connection on a did:peer",
+          async () => {
+            const c = await connection(ctx, token, legacy.ours.id);
+            return c.did.startsWith("did:peer:2") ? c : undefined;
+          },
+        );
+        await waitFor("Credo using it", async () => {
+          const c = await issuer.connection(legacyTheirs.id);
+          return c.theirDid === legacyRotated.did ? c : undefined;
+        });
+        const viaRelay = front.forwarded();
+        await pingAnswered(issuer, legacyTheirs.id);
+        assert.ok(front.forwarded() > viaRelay);
 
         // 2. Credo rotates its own DID: we ack, and talk to the new one.
         const { newDid } = await issuer.rotate(theirs.id);
