@@ -21,6 +21,7 @@ import { listPage, parseLimit } from "../kv/store.ts";
 import { assertOrgId, OrgParams } from "../agents/schemas.ts";
 import { EnvelopeError } from "./envelope.ts";
 import { receiveEnvelope } from "./inbound.ts";
+import { hangUp } from "./connections/did_rotate.ts";
 import { invitationFromLink } from "./oob.ts";
 import { receiveInvitation } from "./connections/service.ts";
 import {
@@ -219,6 +220,25 @@ export function didcommRoutes(deps: AppDeps) {
       const r = await getConnection(deps.kv, orgId, id);
       if (!r) throw notFound(`Connection "${id}" does not exist.`);
       return c.json(connectionView(r), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/orgs/{orgId}/connections/{id}/hangup",
+      tags,
+      summary: "End a completed connection: DID Rotate hangup to the other side, record abandoned",
+      middleware: [member] as const,
+      request: { params: IdParams },
+      responses: {
+        200: { description: "Connection", content: { "application/json": { schema: Connection } } },
+        ...errorResponses(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { orgId, id } = c.req.valid("param");
+      return c.json(connectionView(await hangUp(deps, orgId, id)), 200);
     },
   );
 

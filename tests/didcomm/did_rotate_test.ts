@@ -80,6 +80,21 @@ Deno.test("DID rotate (observing): a to_did we cannot use gets the RFC's problem
     const after = await record(ctx, id);
     assert.equal(after.theirDid, before.theirDid);
     assert.deepEqual(after.their, before.their);
+
+    // Hang-up: another org's member is refused, an unknown id is 404, then ours ends it.
+    const stranger = await ctx.token({ "org-b": ["owner"] });
+    const path = `/orgs/${ORG}/connections/${id}/hangup`;
+    await expectJson(await ctx.call("POST", path, { token: stranger }), 403);
+    const member = await ctx.token({ [ORG]: ["member"] });
+    await expectJson(
+      await ctx.call("POST", `/orgs/${ORG}/connections/${crypto.randomUUID()}/hangup`, {
+        token: member,
+      }),
+      404,
+    );
+    const ended = await expectJson(await ctx.call("POST", path, { token: member }), 200);
+    assert.equal(ended.state, "abandoned");
+    await peer.waitFor(DidRotateTypes.hangup);
   } finally {
     await peer.close();
     await ctx.close();

@@ -108,6 +108,21 @@ Deno.test({
         const viaRelay = front.forwarded();
         await pingAnswered(issuer, legacyTheirs.id);
         assert.ok(front.forwarded() > viaRelay);
+        // We hang up the Connections 1.0 one: Credo forgets our DID on it.
+        const hung = await ctx.call("POST", `/orgs/${ORG}/connections/${legacy.ours.id}/hangup`, {
+          token,
+        });
+        assert.equal(hung.status, 200);
+        assert.equal(JSON.parse(await hung.text()).state, "abandoned");
+        await waitFor("Credo's record without our DID", async () => {
+          const c = await issuer.connection(legacyTheirs.id);
+          return c.theirDid === null ? c : undefined;
+        });
+        const again = await ctx.call("POST", `/orgs/${ORG}/connections/${legacy.ours.id}/hangup`, {
+          token,
+        });
+        assert.equal(again.status, 409);
+        await again.body?.cancel();
 
         // 2. Credo rotates its own DID: we ack, and talk to the new one.
         const { newDid } = await issuer.rotate(theirs.id);

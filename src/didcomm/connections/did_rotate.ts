@@ -18,6 +18,7 @@
  * @module
  */
 import type { AppDeps } from "../../deps.ts";
+import { conflict, notFound } from "../../errors.ts";
 import { keys } from "../../kv/keys.ts";
 import { log } from "../../log.ts";
 import type { HandlerResult, OutboxHandler } from "../../outbox/dispatcher.ts";
@@ -281,6 +282,37 @@ function handleHangup(ctx: InboundContext): void {
     errorMessage: "The other side ended the relationship (DID Rotate hangup).",
     updatedAt: new Date(ctx.now).toISOString(),
   }, ctx.now);
+}
+
+/**
+ * Ends a completed connection from our side: `hangup` to the other side and the record
+ * `abandoned`, in one commit. 404 for an unknown connection, 409 unless it is completed.
+ */
+export async function hangUp(deps: AppDeps, orgId: string, id: string): Promise<ConnectionRecord> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const entry = await getConnectionEntry(deps.kv, orgId, id);
+    const conn = entry.value;
+    if (!conn) throw notFound(`Connection "${id}" does not exist.`);
+    if (conn.state !== "completed") {
+      throw conflict(`Only a completed connection can be hung up; this one is ${conn.state}.`);
+    }
+    const now = deps.now();
+    const op = deps.kv.atomic();
+    queueMessageOn(op, conn, { "@type": DidRotateTypes.hangup, "@id": newMessageId() }, now);
+    const next: ConnectionRecord = {
+      ...conn,
+      state: "abandoned",
+      errorMessage: "Ended by this side (DID Rotate hangup).",
+      updatedAt: new Date(now).toISOString(),
+    };
+    saveConnection(op, entry, next, now);
+    if ((await op.commit()).ok) {
+      deps.dispatcher.wake();
+      log("info", "connection hung up", { orgId, connectionId: id });
+      return next;
+    }
+  }
+  throw conflict(`Connection "${id}" kept changing; try again.`);
 }
 
 /** Registers the DID Rotate handlers (all on completed connections, from the other side). */
