@@ -29,14 +29,19 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir();
     const idp = await createIdp();
-    const events: { type: string; data: Json; id: string }[] = [];
+    const events: { type: string; data: Json; id: string; timestamp: string }[] = [];
     let secret = "";
     const bad: string[] = [];
     const rx = serveLocal(async (req) => {
       const body = await req.text();
       try {
         const ev = new Webhook(secret).verify(body, Object.fromEntries(req.headers)) as Json;
-        events.push({ type: String(ev.type), data: ev.data as Json, id: String(ev.id) });
+        events.push({
+          type: String(ev.type),
+          data: ev.data as Json,
+          id: String(ev.id),
+          timestamp: String(ev.timestamp),
+        });
       } catch (err) {
         bad.push(String(err));
       }
@@ -115,12 +120,14 @@ Deno.test({
       assert.equal(resolved.status, 200);
       assert.equal((resolved.json.didDocument as Json).id, conn.json.did);
 
-      // Every state change reached the receiver, signed with the registered secret.
+      // Every state change reached the receiver, signed with the registered secret. Deliveries
+      // run in parallel, so arrival order is not event order: the events' timestamps are.
       await waitFor("the credential's done event", () =>
         Promise.resolve(
           events.find((e) => e.type === "credential.state_changed" && e.data.state === "done"),
         ), 15_000);
       assert.deepEqual(bad, []);
+      events.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
       const connectionStates = events.filter((e) => e.type === "connection.state_changed")
         .map((e) => e.data.state);
       assert.deepEqual(connectionStates, [
