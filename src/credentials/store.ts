@@ -6,6 +6,11 @@
  * {@link W3cCredentialRecord}; a record and its pointers are written in one atomic operation, and
  * every state change carries its `credential.state_changed` event in the same operation.
  *
+ * The offer and request attachments (each about as large as the credential) live in their own
+ * values, `keys.credentialDetail(orgId, id, "offer" | "request")`, written in the same operation
+ * as the record and read back with it: together they would not fit one KV value (64 KiB) for
+ * credentials of 30 KB and more.
+ *
  * @module
  */
 import { keys } from "../kv/keys.ts";
@@ -40,18 +45,47 @@ export async function readExchange(
 ): Promise<Deno.KvEntry<StoredExchange> | null> {
   const ptr = await kv.get<string>(keys.credentialById(id));
   if (typeof ptr.value !== "string") return null;
-  const entry = await kv.get<StoredExchange>(keys.credential(ptr.value, id));
-  return entry.value ? entry as Deno.KvEntry<StoredExchange> : null;
+  return await readOrgExchange(kv, ptr.value, id);
 }
 
-/** Reads an org's exchange by id. */
+/** Reads an org's exchange by id, with its offer and request attachments. */
 export async function readOrgExchange(
   kv: Deno.Kv,
   orgId: string,
   id: string,
 ): Promise<Deno.KvEntry<StoredExchange> | null> {
-  const entry = await kv.get<StoredExchange>(keys.credential(orgId, id));
-  return entry.value ? entry as Deno.KvEntry<StoredExchange> : null;
+  const [entry, offer, request] = await kv.getMany<
+    [StoredExchange, Record<string, unknown>, Record<string, unknown>]
+  >([
+    keys.credential(orgId, id),
+    keys.credentialDetail(orgId, id, "offer"),
+    keys.credentialDetail(orgId, id, "request"),
+  ]);
+  if (!entry.value) return null;
+  const format = { ...entry.value.format };
+  if (offer.value) format.offer = offer.value;
+  if (request.value) format.request = request.value;
+  return { ...entry, value: { ...entry.value, format } } as Deno.KvEntry<StoredExchange>;
+}
+
+/**
+ * Adds the record without its attachments, and each attachment that is new or changed (compared
+ * with `prev`), to `op`.
+ */
+function writeExchange(
+  op: Deno.AtomicOperation,
+  next: StoredExchange,
+  prev: StoredExchange | null,
+): void {
+  const { offer, request, ...format } = next.format;
+  const { orgId, record } = next;
+  op.set(keys.credential(orgId, record.id), { ...next, format });
+  if (offer !== undefined && offer !== prev?.format.offer) {
+    op.set(keys.credentialDetail(orgId, record.id, "offer"), offer);
+  }
+  if (request !== undefined && request !== prev?.format.request) {
+    op.set(keys.credentialDetail(orgId, record.id, "request"), request);
+  }
 }
 
 /** Reads an org's exchange by thread id. */
@@ -85,9 +119,9 @@ export function addNewExchange(op: Deno.AtomicOperation, stored: StoredExchange,
   op.check({ key: keys.credential(orgId, record.id), versionstamp: null })
     .check({ key: keys.credentialById(record.id), versionstamp: null })
     .check({ key: keys.credentialByThread(orgId, record.threadId), versionstamp: null })
-    .set(keys.credential(orgId, record.id), stored)
     .set(keys.credentialById(record.id), orgId)
     .set(keys.credentialByThread(orgId, record.threadId), record.id);
+  writeExchange(op, stored, null);
   emitChange(op, orgId, record, null, now);
 }
 
@@ -98,7 +132,8 @@ export function addExchangeUpdate(
   next: StoredExchange,
   now: number,
 ): void {
-  op.check(entry).set(keys.credential(next.orgId, next.record.id), next);
+  op.check(entry);
+  writeExchange(op, next, entry.value);
   emitChange(op, next.orgId, next.record, entry.value.record.state, now);
 }
 

@@ -30,6 +30,7 @@
  * | `["connection_by_invitation", orgId, invitationId]` | pointer: received invitation `@id` → id |
  * | `["didcomm_seen", orgId, messageId]` | inbound message `@id` already processed |
  * | `["credential", orgId, id]` | credential exchange record |
+ * | `["credential_detail", orgId, id, "offer" \| "request"]` | its offer / request attachment |
  * | `["credential_by_id", id]` | pointer `orgId` of an exchange record |
  * | `["credential_by_thread", orgId, threadId]` | pointer to an exchange record id |
  * | `["w3c_credential", orgId, id]` | a stored W3C verifiable credential |
@@ -75,6 +76,8 @@ export const keys = {
 
   credential: (orgId: string, id: string) => ["credential", orgId, id] as const,
   credentialPrefix: (orgId: string) => ["credential", orgId] as const,
+  credentialDetail: (orgId: string, id: string, which: "offer" | "request") =>
+    ["credential_detail", orgId, id, which] as const,
   credentialById: (id: string) => ["credential_by_id", id] as const,
   credentialByThread: (orgId: string, threadId: string) =>
     ["credential_by_thread", orgId, threadId] as const,
