@@ -60,6 +60,40 @@ export interface SeenMarker {
   outboxId: string;
 }
 
+/**
+ * A message too large to store, from the other side of a completed connection: it gets a problem
+ * report on its thread (so the sender's exchange ends with a reason instead of waiting).
+ */
+async function answerTooLarge(deps: AppDeps, payload: InboundPayload, size: number) {
+  const found = await findConnectionByKey(deps.kv, payload.orgId, payload.recipientKey);
+  const conn = found?.value;
+  log("info", "DIDComm message too large to accept", {
+    orgId: payload.orgId,
+    type: payload.message["@type"].slice(0, 200),
+    bytes: size,
+    connectionId: conn?.id ?? null,
+  });
+  if (
+    !conn || conn.state !== "completed" || !payload.senderKey ||
+    !conn.theirKeys.includes(payload.senderKey) || !mayAnswerWithProblem(payload.message)
+  ) {
+    return;
+  }
+  const op = deps.kv.atomic();
+  queueMessageOn(
+    op,
+    conn,
+    problemReportFor(
+      payload.message,
+      "message-too-large",
+      `The message is ${size} bytes; this agent accepts DIDComm messages of at most ` +
+        `${MAX_INBOUND_MESSAGE_BYTES} bytes.`,
+    ),
+    deps.now(),
+  );
+  if ((await op.commit()).ok) deps.dispatcher.wake();
+}
+
 /** Outcome of {@link receiveEnvelope}. */
 export type ReceiveResult = { stored: true; orgId: string; duplicate: boolean };
 
@@ -75,7 +109,8 @@ export async function receiveEnvelope(deps: AppDeps, body: Uint8Array): Promise<
     if (k) opened.set(verkey, k);
     return k?.secretKey;
   };
-  const limits = { maxCiphertextBytes: MAX_INBOUND_MESSAGE_BYTES, maxRecipients: 16 };
+  // Decrypt up to the envelope cap, so that a message too large to store is known and answered.
+  const limits = { maxCiphertextBytes: MAX_ENVELOPE_BYTES, maxRecipients: 16 };
   let unpacked: UnpackedMessage = await unpackMessage(body, find, limits);
   const forward = parseForward(unpacked.message);
   if (forward) unpacked = await unpackMessage(forward.msg, find, limits); // one hop, to us
@@ -96,7 +131,9 @@ export async function receiveEnvelope(deps: AppDeps, body: Uint8Array): Promise<
     seenId,
     receivedAt: new Date(now).toISOString(),
   };
-  if (new TextEncoder().encode(JSON.stringify(payload)).length > MAX_INBOUND_MESSAGE_BYTES) {
+  const size = new TextEncoder().encode(JSON.stringify(payload)).length;
+  if (size > MAX_INBOUND_MESSAGE_BYTES) {
+    await answerTooLarge(deps, payload, size);
     throw new EnvelopeError("message too large", "too_large");
   }
   const seenKey = keys.didcommSeen(key.orgId, seenId);

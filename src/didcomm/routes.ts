@@ -131,6 +131,8 @@ export function didcommRoutes(deps: AppDeps) {
       try {
         await receiveEnvelope(deps, body);
       } catch (err) {
+        // One uniform 400 for every cause (issue 6), oversize included; a sender on a completed
+        // connection learns of an oversize message from a problem report instead.
         if (err instanceof EnvelopeError) {
           throw badRequest("The DIDComm message could not be accepted.");
         }

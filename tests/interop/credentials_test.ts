@@ -159,3 +159,47 @@ Deno.test({
       assert.deepEqual(await issuer.problemReports(), []);
     }, HOLDER),
 });
+
+Deno.test({
+  name:
+    "interop: a 30 KB credential from Credo is accepted and done; one too large to store gets Credo a problem report",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: () =>
+    withCredoIssuer(ORG, async (issuer, ctx) => {
+      const token = await ctx.token({ [ORG]: ["holder"] });
+      const { theirs } = await connect(issuer, ctx, token, "didexchange");
+      // 30 KB: the offer and our request (each as large) are kept in separate values.
+      const big = "x".repeat(30_000);
+      const offer = await issuer.offerCredential({
+        connectionId: theirs,
+        credentialSubject: { name: big },
+      });
+      const offered = await ourRecord(ctx, token, offer.threadId, "offer-received");
+      const acc = await ctx.call("POST", "/credentials/accept-offer", {
+        token,
+        body: { credentialRecordId: offered.id },
+      });
+      assert.equal(acc.status, 200, await acc.clone().text());
+      await acc.body?.cancel();
+      const received = await ourRecord(ctx, token, offer.threadId, "credential-received");
+      const done = await ctx.call("POST", "/credentials/accept-credential", {
+        token,
+        body: { credentialRecordId: received.id },
+      });
+      assert.equal(done.status, 200);
+      await done.body?.cancel();
+      await issuer.waitForCredential(offer.credentialExchangeId, "done", 15_000);
+
+      // 45 KB (60 KB as base64 in the offer) does not fit the inbound message limit: Credo hears
+      // why instead of waiting.
+      const huge = await issuer.offerCredential({
+        connectionId: theirs,
+        credentialSubject: { name: "y".repeat(45_000) },
+      });
+      const report = await waitFor("problem report at Credo", async () =>
+        (await issuer.problemReports()).find((p) => p.threadId === huge.threadId));
+      assert.equal(report.code, "message-too-large");
+      assert.match(String(report.description), /at most 57344 bytes/);
+    }, HOLDER),
+});
