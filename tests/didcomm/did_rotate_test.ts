@@ -9,6 +9,8 @@ import {
   type RotateJob,
 } from "../../src/didcomm/connections/did_rotate.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";
+import { createConnectionDid } from "../../src/didcomm/connections/did_exchange.ts";
+import { verkeyToBytes } from "../../src/didcomm/keys.ts";
 import type { ConnectionRecord } from "../../src/didcomm/connections/record.ts";
 import { newMessageId } from "../../src/didcomm/messages.ts";
 import { resolveTarget } from "../../src/didcomm/resolve.ts";
@@ -215,6 +217,36 @@ Deno.test("DID rotate: a connection whose handshake spans an endpoint change is 
     const rotate = await peer.waitFor(DidRotateTypes.rotate);
     const target = await resolveTarget(String(rotate.to_did));
     assert.equal(target.endpoint, `${ctx.baseUrl}/didcomm?moved=1`);
+  } finally {
+    await peer.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("DID rotate (observing): a peer rotating again and again leaves a bounded record", async () => {
+  const { ctx, peer, id } = await connected();
+  try {
+    for (let i = 0; i < 7; i++) {
+      // Same key (the test peer has one), a new DID through a new endpoint each time.
+      const toDid = await createConnectionDid(
+        verkeyToBytes(peer.verkey),
+        `${peer.endpoint}?n=${i}`,
+      );
+      const rotate = { "@type": DidRotateTypes.rotate, "@id": newMessageId(), to_did: toDid };
+      assert.equal(await peer.send(rotate), 202);
+      await waitFor(`ack ${i}`, () =>
+        Promise.resolve(
+          peer.received.find((r) => r.message["~thread"]?.thid === rotate["@id"])?.message,
+        ));
+      await waitFor(
+        `record on ${i}`,
+        async () => (await record(ctx, id)).theirDid === toDid || undefined,
+      );
+    }
+    const r = await record(ctx, id);
+    assert.equal(r.previousTheirDids?.length, 5);
+    assert.ok(r.theirKeys.length <= 32);
+    assert.ok(r.theirKeys.includes(peer.verkey), "the key it still sends from is accepted");
   } finally {
     await peer.close();
     await ctx.close();

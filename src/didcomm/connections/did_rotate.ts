@@ -133,6 +133,15 @@ export async function startRotation(
   return true;
 }
 
+/** How many earlier DIDs a record remembers (a record must stay within one KV value). */
+const HISTORY = 5;
+/** How many sender keys of the other side a record accepts at most (older ones drop out). */
+const MAX_THEIR_KEYS = 32;
+
+function history(list: string[] | undefined, did: string): string[] {
+  return [...(list ?? []), did].slice(-HISTORY);
+}
+
 /** The outbox handler of {@link ROTATE_KIND}: walks the org's connections once. */
 export function didRotationHandler(deps: AppDeps): OutboxHandler<RotateJob> {
   return {
@@ -193,7 +202,7 @@ function handleRotateAck(ctx: InboundContext): void {
     endpoint: pending.endpoint,
     ourKeyId: pending.keyId,
     ourVerkey: pending.verkey,
-    previousDids: [...(conn.previousDids ?? []), conn.did],
+    previousDids: history(conn.previousDids, conn.did),
     updatedAt: new Date(ctx.now).toISOString(),
   };
   saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now);
@@ -257,12 +266,12 @@ async function handleRotate(ctx: InboundContext): Promise<void> {
   const next: ConnectionRecord = {
     ...conn,
     theirDid: toDid,
-    previousTheirDids: [
-      ...(conn.previousTheirDids ?? []),
-      ...(conn.theirDid ? [conn.theirDid] : []),
-    ],
+    previousTheirDids: conn.theirDid
+      ? history(conn.previousTheirDids, conn.theirDid)
+      : conn.previousTheirDids ?? [],
     their: target,
-    theirKeys: [...new Set([...conn.theirKeys, ...verkeys])],
+    // The new DID's keys last, so the bound keeps them.
+    theirKeys: [...new Set([...conn.theirKeys, ...verkeys])].slice(-MAX_THEIR_KEYS),
     updatedAt: new Date(ctx.now).toISOString(),
   };
   saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now);
