@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   DidRotateTypes,
   didRotationHandler,
+  ROTATE_BATCH,
   type RotateJob,
 } from "../../src/didcomm/connections/did_rotate.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";
@@ -247,6 +248,46 @@ Deno.test("DID rotate (observing): a peer rotating again and again leaves a boun
     assert.equal(r.previousTheirDids?.length, 5);
     assert.ok(r.theirKeys.length <= 32);
     assert.ok(r.theirKeys.includes(peer.verkey), "the key it still sends from is accepted");
+  } finally {
+    await peer.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("DID rotate: an org with more connections than one batch is rotated in follow-up jobs", async () => {
+  const { ctx, peer, id } = await connected();
+  try {
+    // 449 more completed connections like the real one (same peer), written directly.
+    const model = await record(ctx, id);
+    const ids = [id];
+    for (let i = 0; i < 449; i += 50) {
+      const op = ctx.kv.atomic();
+      for (let j = i; j < Math.min(i + 50, 449); j++) {
+        const copy = { ...model, id: crypto.randomUUID(), threadId: crypto.randomUUID() };
+        ids.push(copy.id);
+        op.set(keys.connection(ORG, copy.id), copy);
+      }
+      assert.ok((await op.commit()).ok);
+    }
+    await patchEndpoint(ctx, `${ctx.baseUrl}/didcomm?many=1`);
+    await waitFor("every connection rotating", async () => {
+      let pending = 0;
+      for await (const e of ctx.kv.list<ConnectionRecord>({ prefix: keys.connectionPrefix(ORG) })) {
+        if (e.value.pendingRotation) pending++;
+      }
+      return pending === 450 || undefined;
+    }, 30_000);
+    const jobs = [];
+    for await (const e of ctx.kv.list<OutboxMessage>({ prefix: ["outbox"] })) {
+      if (e.value.kind === "didcomm_rotate_dids") jobs.push(e.value);
+    }
+    assert.equal(jobs.length, Math.ceil(450 / ROTATE_BATCH));
+    await waitFor(
+      "450 rotate messages at the peer",
+      () => Promise.resolve(rotates(peer).length >= 450 || undefined),
+      30_000,
+    );
+    assert.equal(rotates(peer).length, 450);
   } finally {
     await peer.close();
     await ctx.close();

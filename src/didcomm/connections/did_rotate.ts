@@ -55,7 +55,12 @@ export interface RotateJob {
   orgId: string;
   /** The endpoint the org's agent had when the job was queued. */
   endpoint: string;
+  /** Where the previous batch of this rotation stopped (a KV list cursor). */
+  cursor?: string;
 }
+
+/** Connections handled per job run; the rest go to a follow-up job, so one run stays short. */
+export const ROTATE_BATCH = 200;
 
 /** Queues, in `op`, the rotation of `orgId`'s connections to `endpoint` (call with the agent update). */
 export function queueDidRotation(
@@ -158,9 +163,13 @@ async function rotateOrg(deps: AppDeps, job: RotateJob): Promise<HandlerResult> 
   }
   const rotation = { endpoint: job.endpoint, agentId: agent.value.id };
   let started = 0;
-  for await (
-    const e of deps.kv.list<ConnectionRecord>({ prefix: keys.connectionPrefix(job.orgId) })
-  ) {
+  let seen = 0;
+  const batch = deps.kv.list<ConnectionRecord>(
+    { prefix: keys.connectionPrefix(job.orgId) },
+    { limit: ROTATE_BATCH, ...(job.cursor ? { cursor: job.cursor } : {}) },
+  );
+  for await (const e of batch) {
+    seen++;
     let entry: Deno.KvEntryMaybe<ConnectionRecord> = e;
     for (let attempt = 0; entry.value && attempt < 5; attempt++) {
       const op = deps.kv.atomic();
@@ -173,11 +182,22 @@ async function rotateOrg(deps: AppDeps, job: RotateJob): Promise<HandlerResult> 
       entry = await getConnectionEntry(deps.kv, job.orgId, e.value.id);
     }
   }
-  if (started > 0) deps.dispatcher.wake();
+  if (seen === ROTATE_BATCH) {
+    // More may follow: the next batch is its own job (a repeat of this one is harmless).
+    const op = deps.kv.atomic();
+    enqueue<RotateJob>(op, {
+      kind: ROTATE_KIND,
+      orgId: job.orgId,
+      payload: { ...job, cursor: batch.cursor },
+    }, deps.now());
+    await op.commit();
+  }
+  if (started > 0 || seen === ROTATE_BATCH) deps.dispatcher.wake();
   log("info", "DID rotation started for the org's connections", {
     orgId: job.orgId,
     endpoint: job.endpoint,
     connections: started,
+    more: seen === ROTATE_BATCH,
   });
   return { ok: true };
 }
