@@ -22,11 +22,8 @@ import { startTestPeer, type TestPeer } from "./test_peer.ts";
 
 const ORG = "org-a";
 
-async function connected(): Promise<{ ctx: ServedContext; peer: TestPeer; id: string }> {
-  const ctx = await servedContext();
-  const peer = await startTestPeer();
-  ctx.deps.dispatcher.start();
-  await configureAgent(ctx, ORG, ctx.endpoint);
+/** Receives an invitation of `peer` for ORG; returns the new connection's id. */
+async function requestConnection(ctx: ServedContext, peer: TestPeer): Promise<string> {
   const token = await ctx.token({ [ORG]: ["member"] });
   const created = await expectJson(
     await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
@@ -35,7 +32,16 @@ async function connected(): Promise<{ ctx: ServedContext; peer: TestPeer; id: st
     }),
     201,
   );
-  const id = String(created.id);
+  return String(created.id);
+}
+
+/** A served app with ORG's agent, a test peer, and a completed connection between them. */
+async function connected(): Promise<{ ctx: ServedContext; peer: TestPeer; id: string }> {
+  const ctx = await servedContext();
+  const peer = await startTestPeer();
+  ctx.deps.dispatcher.start();
+  await configureAgent(ctx, ORG, ctx.endpoint);
+  const id = await requestConnection(ctx, peer);
   await waitFor(
     "completed",
     async () => (await record(ctx, id)).state === "completed" || undefined,
@@ -198,15 +204,7 @@ Deno.test("DID rotate: a connection whose handshake spans an endpoint change is 
   ctx.deps.dispatcher.start();
   try {
     await configureAgent(ctx, ORG, ctx.endpoint);
-    const token = await ctx.token({ [ORG]: ["member"] });
-    const created = await expectJson(
-      await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
-        token,
-        body: { invitationUrl: peer.invitationUrl(peer.invitation()) },
-      }),
-      201,
-    );
-    const id = String(created.id);
+    const id = await requestConnection(ctx, peer);
     await peer.waitFor("https://didcomm.org/didexchange/1.1/request");
     // The endpoint moves while the handshake waits for the response.
     await patchEndpoint(ctx, `${ctx.baseUrl}/didcomm?moved=1`);

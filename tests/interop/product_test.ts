@@ -128,17 +128,15 @@ Deno.test({
         ), 15_000);
       assert.deepEqual(bad, []);
       events.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
-      const connectionStates = events.filter((e) => e.type === "connection.state_changed")
-        .map((e) => e.data.state);
-      assert.deepEqual(connectionStates, [
+      const states = (type: string) =>
+        events.filter((e) => e.type === type).map((e) => e.data.state);
+      assert.deepEqual(states("connection.state_changed"), [
         "invitation-received",
         "request-sent",
         "response-received",
         "completed",
       ]);
-      const credentialStates = events.filter((e) => e.type === "credential.state_changed")
-        .map((e) => e.data.state);
-      assert.deepEqual(credentialStates, [
+      assert.deepEqual(states("credential.state_changed"), [
         "offer-received",
         "request-sent",
         "credential-received",
