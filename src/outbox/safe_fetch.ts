@@ -192,7 +192,7 @@ export function createSafeFetch(
   policy: OutboundPolicy,
   opts: { resolveHost?: HostLookup } = {},
 ): SafeFetch {
-  const resolveHost = opts.resolveHost ?? systemLookup;
+  const resolveHost = cachedLookup(opts.resolveHost ?? systemLookup);
   return async (raw, init = {}) => {
     const started = performance.now();
     const url = parseOutboundUrl(raw, policy);
@@ -225,6 +225,25 @@ export function createSafeFetch(
       returnRedirects: init.returnRedirects === true,
     });
     return { status, headers, body, durationMs: performance.now() - started };
+  };
+}
+
+/** How long a DNS answer is reused (its addresses are vetted again at every use). */
+const DNS_CACHE_MS = 30_000;
+const DNS_CACHE_MAX = 1_000;
+
+/** `resolve` with its answers remembered for {@link DNS_CACHE_MS} (failures are not). */
+function cachedLookup(resolve: HostLookup): HostLookup {
+  const answers = new Map<string, { addresses: string[]; until: number }>();
+  return async (host) => {
+    const now = Date.now();
+    const hit = answers.get(host);
+    if (hit && hit.until > now) return hit.addresses;
+    const addresses = await resolve(host);
+    answers.delete(host);
+    if (answers.size >= DNS_CACHE_MAX) answers.delete(answers.keys().next().value!);
+    answers.set(host, { addresses, until: now + DNS_CACHE_MS });
+    return addresses;
   };
 }
 

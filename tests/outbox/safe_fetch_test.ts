@@ -152,6 +152,10 @@ Deno.test("DNS rebinding: the connection goes to the address that was vetted, no
     );
     assert.equal(hits, 0);
     assert.equal(lookups, 1);
+    // The answer is reused for a while (and vetted again): a second call asks DNS no more.
+    await assert.rejects(f(`http://localhost:${srv.port}/`, { timeoutMs: 300 }));
+    assert.equal(lookups, 1);
+    assert.equal(hits, 0);
     // A name whose (only) answer is private is refused on the connection path too.
     const g = createSafeFetch(strict, { resolveHost: () => Promise.resolve(["127.0.0.1"]) });
     await assert.rejects(
