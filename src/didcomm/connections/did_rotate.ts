@@ -89,9 +89,10 @@ export async function rotateIfEndpointMoved(
 }
 
 /**
- * Adds to `op` the start of a rotation of our DID on a completed connection to one naming
- * `endpoint`: the pending rotation on the record and the `rotate` message. False (nothing added)
- * when the connection is not completed or already uses, or is rotating to, that DID.
+ * Adds to `op` the start of a rotation of our DID on a completed connection to a new key and
+ * did:peer:2 naming `endpoint`: the wallet key and its connection pointer, the pending rotation on
+ * the record and the `rotate` message. False (nothing added) when the connection is not completed
+ * or its DID already names, or is being rotated to, that endpoint.
  */
 export async function startRotation(
   deps: AppDeps,
@@ -105,14 +106,12 @@ export async function startRotation(
   if (conn.endpoint === rotation.endpoint || conn.pendingRotation?.endpoint === rotation.endpoint) {
     return false;
   }
+  const opts = { purpose: "connection" as const, now };
   const { record: key, publicKey } = await newWalletKey(
     deps.secrets,
     conn.orgId,
     rotation.agentId,
-    {
-      purpose: "connection",
-      now,
-    },
+    opts,
   );
   const toDid = await createConnectionDid(publicKey, rotation.endpoint);
   const rotate: DidCommMessage = {
