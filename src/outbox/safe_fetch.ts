@@ -135,6 +135,13 @@ function vetAddresses(host: string, addresses: string[], policy: OutboundPolicy)
   }
 }
 
+/** Vets `host` when it is an IP literal (true); false for a name, which needs resolving. */
+function vetIfLiteral(host: string, policy: OutboundPolicy): boolean {
+  if (!ipaddr.isValid(host)) return false;
+  vetAddresses(host, [host], policy);
+  return true;
+}
+
 /** Resolves a host name (dns errors as SafeFetchError) and vets every address it has. */
 async function resolveAndVet(
   host: string,
@@ -167,8 +174,7 @@ export async function checkOutboundUrl(
   const url = parseOutboundUrl(raw, policy);
   if (policy.allowPrivate) return url;
   const host = bareHost(url);
-  if (ipaddr.isValid(host)) vetAddresses(host, [host], policy);
-  else await resolveAndVet(host, policy, resolveHost);
+  if (!vetIfLiteral(host, policy)) await resolveAndVet(host, policy, resolveHost);
   return url;
 }
 
@@ -196,8 +202,8 @@ export function createSafeFetch(
   return async (raw, init = {}) => {
     const started = performance.now();
     const url = parseOutboundUrl(raw, policy);
-    const host = bareHost(url);
-    if (ipaddr.isValid(host)) vetAddresses(host, [host], policy);
+    // An IP literal is vetted here; a name is vetted by the connection's own lookup.
+    vetIfLiteral(bareHost(url), policy);
     const timeoutMs = init.timeoutMs ?? 10_000;
     const maxBytes = init.maxBytes ?? 1024 * 1024;
     const timeout = AbortSignal.timeout(timeoutMs);

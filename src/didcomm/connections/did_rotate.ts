@@ -24,6 +24,7 @@ import { log } from "../../log.ts";
 import type { HandlerResult, OutboxHandler } from "../../outbox/dispatcher.ts";
 import { enqueue } from "../../outbox/outbox.ts";
 import { type InboundContext, registerHandler } from "../dispatch.ts";
+import { readAgent } from "../../agents/record.ts";
 import { newWalletKey, writeWalletKey } from "../../agents/wallet.ts";
 import { type DidCommMessage, newMessageId, threadIdOf } from "../messages.ts";
 import { queueMessageOn } from "../outbound.ts";
@@ -81,7 +82,7 @@ export async function rotateIfEndpointMoved(
   conn: ConnectionRecord,
 ): Promise<void> {
   if (conn.endpoint === undefined) return;
-  const agent = await ctx.deps.kv.get<{ agentEndpoint: string }>(keys.agent(conn.orgId));
+  const agent = await readAgent(ctx.deps.kv, conn.orgId);
   const endpoint = agent.value?.agentEndpoint;
   if (endpoint !== undefined && endpoint !== conn.endpoint) {
     queueDidRotation(ctx.op, conn.orgId, endpoint, ctx.now);
@@ -155,7 +156,7 @@ export function didRotationHandler(deps: AppDeps): OutboxHandler<RotateJob> {
 }
 
 async function rotateOrg(deps: AppDeps, job: RotateJob): Promise<HandlerResult> {
-  const agent = await deps.kv.get<{ id: string; agentEndpoint: string }>(keys.agent(job.orgId));
+  const agent = await readAgent(deps.kv, job.orgId);
   if (!agent.value || agent.value.agentEndpoint !== job.endpoint) {
     // Removed, or changed again: the later change has its own job.
     return { ok: true };
@@ -201,6 +202,11 @@ async function rotateOrg(deps: AppDeps, job: RotateJob): Promise<HandlerResult> 
   return { ok: true };
 }
 
+function withoutPending(conn: ConnectionRecord): ConnectionRecord {
+  const { pendingRotation: _done, ...rest } = conn;
+  return rest;
+}
+
 /** `ack` of our `rotate`: the new DID is in use from now on. */
 function handleRotateAck(ctx: InboundContext): void {
   const conn = ctx.connection!;
@@ -214,9 +220,8 @@ function handleRotateAck(ctx: InboundContext): void {
     });
     return;
   }
-  const { pendingRotation: _done, ...rest } = conn;
   const next: ConnectionRecord = {
-    ...rest,
+    ...withoutPending(conn),
     did: pending.toDid,
     endpoint: pending.endpoint,
     ourKeyId: pending.keyId,
@@ -238,9 +243,8 @@ function handleRotateProblem(ctx: InboundContext): void {
   const pending = conn.pendingRotation;
   const refs = [threadIdOf(ctx.message), ctx.message["~thread"]?.pthid];
   if (!pending || !refs.includes(pending.thid)) return;
-  const { pendingRotation: _dropped, ...rest } = conn;
   saveConnection(ctx.op, ctx.connectionEntry, {
-    ...rest,
+    ...withoutPending(conn),
     updatedAt: new Date(ctx.now).toISOString(),
   }, ctx.now);
   log("warn", "the other side refused our DID rotation; the connection keeps its DID", {
