@@ -11,7 +11,7 @@ import { type FastLane, fastLaneOf } from "./http/fast_lane.ts";
 import { assignRequestId, finishRequest } from "./http/request_id.ts";
 import { createRouter } from "./http/router.ts";
 import { keys } from "./kv/keys.ts";
-import { coreRoutes } from "./core_routes.ts";
+import { coreRoutes } from "./http/core_routes.ts";
 
 /** A feature: a factory of a router mounted at "/". */
 export type Feature = (deps: AppDeps) => OpenAPIHono<AppEnv>;

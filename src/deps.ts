@@ -2,7 +2,7 @@ import type { Config } from "./config.ts";
 import type { SecretBox } from "./crypto/secret_box.ts";
 import type { TokenVerifier } from "./http/auth.ts";
 import type { Dispatcher } from "./outbox/dispatcher.ts";
-import type { SafeFetch } from "./outbox/safe_fetch.ts";
+import type { SafeFetch } from "./outbound/mod.ts";
 
 /** Long-lived dependencies, built once in main.ts (or a test) and passed to every feature by closure. */
 export interface AppDeps {

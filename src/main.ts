@@ -11,7 +11,7 @@ import { devPublicJwk, loadDevSecrets, mintDevToken } from "./dev_keys.ts";
 import { createTokenVerifier, staticKeyGetter } from "./http/auth.ts";
 import { log, setLogLevel } from "./log.ts";
 import { Dispatcher } from "./outbox/dispatcher.ts";
-import { createSafeFetch } from "./outbox/safe_fetch.ts";
+import { createSafeFetch } from "./outbound/mod.ts";
 import { features, resealables, setupFeatures } from "./features.ts";
 import * as jose from "jose";
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ed25519PublicToX25519 } from "../didcomm/keys.ts";
+import { ed25519PublicToX25519 } from "../crypto/ed25519.ts";
 import { createPeerDid2 } from "../did/methods/peer.ts";
 
 /** The DIDComm v1 accept profile this agent speaks (RFC 0019 envelopes). */

@@ -9,7 +9,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppDeps } from "../deps.ts";
-import { errorResponses } from "../core_routes.ts";
+import { errorResponses } from "../http/openapi.ts";
 import { hashSecret } from "../crypto/secret_box.ts";
 import { conflict, ConflictError, notFound } from "../errors.ts";
 import { requireBearer, requireOrgAdmin } from "../http/auth.ts";
@@ -20,7 +20,7 @@ import { keys } from "../kv/keys.ts";
 import { log } from "../log.ts";
 import { emit } from "../webhooks/emit.ts";
 import { queueDidRotation } from "../didcomm/api.ts";
-import { verkeyToBytes } from "../didcomm/keys.ts";
+import { verkeyToBytes } from "../crypto/ed25519.ts";
 import { apiKeyLookupId, lookupPepper } from "./api_key.ts";
 import { createAgentPeerDid } from "./peer_did.ts";
 import { type AgentRecord, agentView, readAgent } from "./record.ts";

@@ -12,7 +12,7 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppDeps } from "../deps.ts";
-import { errorResponses } from "../core_routes.ts";
+import { errorResponses } from "../http/openapi.ts";
 import { hashSecret, verifySecret } from "../crypto/secret_box.ts";
 import { badRequest } from "../errors.ts";
 import type { AppEnv } from "../http/env.ts";

@@ -11,7 +11,7 @@
  */
 import type { Resealable } from "../crypto/rotation.ts";
 import type { SecretBox } from "../crypto/secret_box.ts";
-import { bytesToVerkey, generateEd25519KeyPair } from "../didcomm/keys.ts";
+import { bytesToVerkey, generateEd25519KeyPair } from "../crypto/ed25519.ts";
 import { timeId } from "../kv/ids.ts";
 import { keys } from "../kv/keys.ts";
 import type { AgentRecord, AutoAcceptPolicy } from "./record.ts";

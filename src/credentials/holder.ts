@@ -7,7 +7,7 @@
  * @module
  */
 import type { AppDeps } from "../deps.ts";
-import { verkeyToDidKey } from "../didcomm/keys.ts";
+import { verkeyToDidKey } from "../crypto/ed25519.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
 import { keys } from "../kv/keys.ts";
 import { didKeyDocument } from "../did/methods/key.ts";

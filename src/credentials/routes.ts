@@ -10,7 +10,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppDeps } from "../deps.ts";
-import { errorResponses } from "../core_routes.ts";
+import { errorResponses } from "../http/openapi.ts";
 import { notFound } from "../errors.ts";
 import { isOrgMember, requireBearer, requireOrgMember } from "../http/auth.ts";
 import type { AppEnv } from "../http/env.ts";

@@ -7,6 +7,7 @@ import { p256, p384, p521 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { base64urlnopad } from "@scure/base";
+import { ed25519PublicToX25519 } from "../crypto/mod.ts";
 import {
   decodeBase58,
   decodeMultibaseKey,
@@ -56,10 +57,11 @@ export function validatePublicKey(keyType: KeyType, publicKey: Uint8Array): Resu
   }
 }
 
-/** X25519 public key derived from an Ed25519 public key (birational map, RFC 7748). */
-export function ed25519ToX25519(publicKey: Uint8Array): Uint8Array {
-  return ed25519.utils.toMontgomery(publicKey);
-}
+/**
+ * X25519 public key derived from an Ed25519 public key (birational map, RFC 7748): the service's
+ * one conversion (`crypto/`). Throws for bytes that are not a usable Ed25519 point.
+ */
+export const ed25519ToX25519: (publicKey: Uint8Array) => Uint8Array = ed25519PublicToX25519;
 
 /** Public JWK of a key. EC points are decompressed to get `y`. */
 export function publicKeyToJwk(keyType: KeyType, publicKey: Uint8Array): PublicJwk {

@@ -9,7 +9,7 @@
  * ```
  */
 import type { Config } from "../config.ts";
-import type { SafeFetch } from "../outbox/safe_fetch.ts";
+import type { SafeFetch } from "../outbound/mod.ts";
 import { type CachingResolver, createCachingResolver } from "./cache.ts";
 import { jwkMethod } from "./methods/jwk.ts";
 import { keyMethod } from "./methods/key.ts";

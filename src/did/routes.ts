@@ -16,14 +16,14 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { errorResponses } from "../core_routes.ts";
+import { errorResponses } from "../http/openapi.ts";
 import type { AppDeps } from "../deps.ts";
 import { requireBearer } from "../http/auth.ts";
 import type { AppEnv } from "../http/env.ts";
 import { withFastLane } from "../http/fast_lane.ts";
 import { logRequest, requestIdFrom } from "../http/request_id.ts";
 import { createRouter } from "../http/router.ts";
-import { negotiate, type Representation, RESOLUTION_PROFILE } from "./accept.ts";
+import { negotiate, type Representation, RESOLUTION_PROFILE } from "./content_negotiation.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
 import { didResolverFor } from "./mod.ts";
 import { DidDocumentSchema, DidResolutionResultSchema } from "./schemas.ts";

@@ -13,12 +13,13 @@
 import { base64urlnopad } from "@scure/base";
 import {
   bytesToVerkey,
-  getSodium,
+  ed25519SecretToX25519,
   toEd25519SecretKey,
   toVerkey,
   verkeyToBytes,
   verkeyToX25519,
-} from "./keys.ts";
+} from "../crypto/ed25519.ts";
+import { getSodium } from "./sodium.ts";
 
 /** RFC 0019 JWE (flattened, recipients inside the protected header). */
 export interface JweEnvelope {
@@ -159,7 +160,7 @@ export async function packMessage(message: object, opts: PackOptions): Promise<J
       const verkey = toVerkey(opts.sender.verkey);
       const sk = await toEd25519SecretKey(opts.sender.secretKey);
       if (!s.memcmp(sk.subarray(32), verkeyToBytes(verkey))) throw new Error("invalid");
-      sender = { verkey, xSecret: s.crypto_sign_ed25519_sk_to_curve25519(sk) };
+      sender = { verkey, xSecret: ed25519SecretToX25519(sk) };
     }
   } catch {
     return fail("invalid pack input", "invalid_input");
@@ -319,7 +320,7 @@ export async function unpackMessage(
   if (!s.memcmp(edSecret.subarray(32), verkeyToBytes(recipientKey))) {
     fail("recipient key unusable", "not_for_us");
   }
-  const xSecret = s.crypto_sign_ed25519_sk_to_curve25519(edSecret);
+  const xSecret = ed25519SecretToX25519(edSecret);
   const xPub = await verkeyToX25519(recipientKey);
   const encryptedKey = b64d(recipient.encrypted_key);
 

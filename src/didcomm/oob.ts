@@ -7,11 +7,11 @@
  */
 import { base64urlnopad } from "@scure/base";
 import { AppError, badRequest } from "../errors.ts";
-import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbox/safe_fetch.ts";
+import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbound/mod.ts";
 import type { DidCommTarget } from "./connections/record.ts";
 import { type HandshakeProtocol, normalizeType, parseMessageType, Protocols } from "./messages.ts";
 import { DidUnusableError, resolveTarget } from "./resolve.ts";
-import { toVerkey } from "./keys.ts";
+import { toVerkey } from "../crypto/ed25519.ts";
 
 /** What we need of a received invitation. */
 export interface ParsedInvitation {

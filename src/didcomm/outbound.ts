@@ -13,7 +13,7 @@ import { AppError, conflict, notFound } from "../errors.ts";
 import { keys } from "../kv/keys.ts";
 import { enqueue, type OutboxMessage } from "../outbox/outbox.ts";
 import type { HandlerResult, OutboxHandler } from "../outbox/dispatcher.ts";
-import { SafeFetchError } from "../outbox/safe_fetch.ts";
+import { SafeFetchError } from "../outbound/mod.ts";
 import { emit } from "../webhooks/emit.ts";
 import { openWalletKey, type WalletKeyRecord } from "../agents/wallet.ts";
 import { packMessage } from "./envelope.ts";

@@ -10,7 +10,7 @@ import { peerMethod } from "../did/methods/peer.ts";
 import { parseDidWithReason } from "../did/syntax.ts";
 import type { DidDocument, DidMethod } from "../did/types.ts";
 import type { DidCommTarget } from "./connections/record.ts";
-import { bytesToVerkey } from "./keys.ts";
+import { bytesToVerkey } from "../crypto/ed25519.ts";
 
 const METHODS: Record<string, DidMethod> = { peer: peerMethod, key: keyMethod };
 

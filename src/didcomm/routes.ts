@@ -11,7 +11,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppDeps } from "../deps.ts";
-import { errorResponses } from "../core_routes.ts";
+import { errorResponses } from "../http/openapi.ts";
 import { AppError, badRequest, notFound } from "../errors.ts";
 import { requireBearer, requireOrgMember } from "../http/auth.ts";
 import type { AppEnv } from "../http/env.ts";

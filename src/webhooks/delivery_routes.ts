@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../core_routes.ts";
+import { errorResponses } from "../http/openapi.ts";
 import type { AppDeps } from "../deps.ts";
 import { conflict, notFound } from "../errors.ts";
 import { isOrgMember, requireOrgAdmin } from "../http/auth.ts";
@@ -7,7 +7,7 @@ import { createRouter } from "../http/router.ts";
 import { keys } from "../kv/keys.ts";
 import { parseLimit } from "../kv/store.ts";
 import { type OutboxMessage, requeueDead } from "../outbox/outbox.ts";
-import { DELIVERY_STATUSES, deliveryView, listDeliveries, readAttempts } from "./deliveries.ts";
+import { DELIVERY_STATUSES, deliveryView, listDeliveries, readAttempts } from "./delivery_log.ts";
 import { WEBHOOK_KIND, type WebhookEvent } from "./events.ts";
 import { validateOrgId } from "./validate.ts";
 

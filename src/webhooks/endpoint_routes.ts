@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { errorResponses } from "../core_routes.ts";
+import { errorResponses } from "../http/openapi.ts";
 import type { AppDeps } from "../deps.ts";
 import { conflict, notFound } from "../errors.ts";
 import { requireOrgAdmin } from "../http/auth.ts";

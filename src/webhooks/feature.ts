@@ -1,7 +1,7 @@
 import { authMiddleware } from "../app.ts";
 import type { AppDeps } from "../deps.ts";
 import { createRouter } from "../http/router.ts";
-import { createWebhookHandler, type WebhookHandlerOptions } from "./delivery.ts";
+import { createWebhookHandler, type WebhookHandlerOptions } from "./delivery_handler.ts";
 import { deliveryRoutes } from "./delivery_routes.ts";
 import { endpointRoutes } from "./endpoint_routes.ts";
 import { WEBHOOK_KIND } from "./events.ts";

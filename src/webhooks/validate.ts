@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.ts";
-import { checkOutboundUrl, type OutboundPolicy, SafeFetchError } from "../outbox/safe_fetch.ts";
+import { checkOutboundUrl, type OutboundPolicy, SafeFetchError } from "../outbound/mod.ts";
 
 /** Organization ids: a letter or digit, then up to 63 letters, digits, `.`, `_` or `-`. */
 export const ORG_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -1,3 +1,4 @@
+import { getSodium } from "../../src/didcomm/sodium.ts";
 import assert from "node:assert/strict";
 import type { AgentRecord } from "../../src/agents/record.ts";
 import {
@@ -9,7 +10,7 @@ import {
 } from "../../src/agents/wallet.ts";
 import { peer2Document } from "../../src/did/methods/peer_numalgo2.ts";
 import { packMessage, unpackMessage } from "../../src/didcomm/envelope.ts";
-import { generateEd25519KeyPair, getSodium, verkeyToX25519 } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair, verkeyToX25519 } from "../../src/crypto/ed25519.ts";
 import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
 import { keys } from "../../src/kv/keys.ts";
 import { expectJson } from "../support/context.ts";

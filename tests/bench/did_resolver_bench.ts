@@ -4,7 +4,7 @@
  * (or `deno bench --allow-all tests/bench/did_resolver_bench.ts`).
  */
 import { createApp } from "../../src/app.ts";
-import { negotiate } from "../../src/did/accept.ts";
+import { negotiate } from "../../src/did/content_negotiation.ts";
 import { createDidResolver, didResolverFor } from "../../src/did/mod.ts";
 import { didRoutes } from "../../src/did/routes.ts";
 import { keyMethod } from "../../src/did/methods/key.ts";

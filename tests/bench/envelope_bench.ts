@@ -1,5 +1,5 @@
 import { packMessage, unpackMessage } from "../../src/didcomm/envelope.ts";
-import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 
 // A 1 KiB DIDComm message (serialised size ~1024 bytes).
 const base = { "@type": "https://didcomm.org/basicmessage/1.0/message", "@id": "b1", content: "" };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { keys } from "../../src/kv/keys.ts";
-import { verkeyToDidKey } from "../../src/didcomm/keys.ts";
+import { verkeyToDidKey } from "../../src/crypto/ed25519.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import type { StoredExchange } from "../../src/credentials/record.ts";
 import { expectJson } from "../support/context.ts";

@@ -13,7 +13,7 @@ import type {
 import type { CredentialHolder } from "../../src/credentials/holder.ts";
 import { jsonToBase64 } from "../../src/credentials/messages.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
-import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { keys } from "../../src/kv/keys.ts";
 import { enqueue } from "../../src/outbox/outbox.ts";
 import { createTestContext, type TestContext } from "../support/context.ts";

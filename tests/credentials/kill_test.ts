@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
-import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { createIdp, signToken } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";

@@ -4,7 +4,7 @@ import { type DidCacheEntry, Lru } from "../../src/did/cache.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { didRoutes } from "../../src/did/routes.ts";
 import { keys } from "../../src/kv/keys.ts";
-import { createSafeFetch } from "../../src/outbox/safe_fetch.ts";
+import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { createTestContext, type TestContext } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
 

@@ -6,7 +6,7 @@ import { createDidResolver, didResolverFor } from "../../src/did/mod.ts";
 import { createRegistry } from "../../src/did/resolver.ts";
 import type { DidMethod } from "../../src/did/types.ts";
 import { keys } from "../../src/kv/keys.ts";
-import { createSafeFetch } from "../../src/outbox/safe_fetch.ts";
+import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { createTestContext } from "../support/context.ts";
 import { didHost, json } from "./did_host.ts";
 

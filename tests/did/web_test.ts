@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createWebMethod, didWebUrl } from "../../src/did/methods/web.ts";
 import { parseDid } from "../../src/did/syntax.ts";
 import type { DidResolutionResult } from "../../src/did/types.ts";
-import { createSafeFetch } from "../../src/outbox/safe_fetch.ts";
+import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { didHost, type HostRoute, json, webDoc } from "./did_host.ts";
 
 const open = createSafeFetch({ allowPrivate: true, requireHttps: false });

@@ -11,7 +11,7 @@ import {
 } from "../../src/didcomm/connections/did_rotate.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";
 import { createConnectionDid } from "../../src/didcomm/connections/did_exchange.ts";
-import { verkeyToBytes } from "../../src/didcomm/keys.ts";
+import { verkeyToBytes } from "../../src/crypto/ed25519.ts";
 import type { ConnectionRecord } from "../../src/didcomm/connections/record.ts";
 import { newMessageId } from "../../src/didcomm/messages.ts";
 import { resolveTarget } from "../../src/didcomm/resolve.ts";

@@ -1,3 +1,4 @@
+import { getSodium } from "../../src/didcomm/sodium.ts";
 import assert from "node:assert/strict";
 import { createDecipheriv } from "node:crypto";
 import { base58, base64urlnopad } from "@scure/base";
@@ -13,12 +14,11 @@ import {
   type Ed25519KeyPair,
   ed25519PublicToX25519,
   generateEd25519KeyPair,
-  getSodium,
   KeyFormatError,
   verkeyToBytes,
   verkeyToDidKey,
   verkeyToX25519,
-} from "../../src/didcomm/keys.ts";
+} from "../../src/crypto/ed25519.ts";
 
 const utf8 = new TextEncoder();
 const b64u = (b: Uint8Array) => base64urlnopad.encode(b);

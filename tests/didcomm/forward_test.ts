@@ -5,7 +5,7 @@ import {
   type Ed25519KeyPair,
   generateEd25519KeyPair,
   verkeyToDidKey,
-} from "../../src/didcomm/keys.ts";
+} from "../../src/crypto/ed25519.ts";
 
 const only = (kp: Ed25519KeyPair) => (vk: string) =>
   Promise.resolve(vk === kp.verkey ? kp.secretKey : undefined);

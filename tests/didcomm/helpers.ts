@@ -2,7 +2,7 @@
 import { agentsFeature } from "../../src/agents/routes.ts";
 import { setupAgents } from "../../src/agents/setup.ts";
 import { didcommFeature, setupDidcomm } from "../../src/didcomm/feature.ts";
-import { verkeyToDidKey } from "../../src/didcomm/keys.ts";
+import { verkeyToDidKey } from "../../src/crypto/ed25519.ts";
 import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
 import { type ContextOptions, createTestContext, type TestContext } from "../support/context.ts";
 import { waitFor as waitUntil } from "../support/wait.ts";

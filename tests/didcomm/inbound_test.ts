@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { packMessage } from "../../src/didcomm/envelope.ts";
-import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { registerHandler } from "../../src/didcomm/dispatch.ts";
 import { DidCommProblem } from "../../src/didcomm/problem_report.ts";
 import { queueMessageOn } from "../../src/didcomm/outbound.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { unpackMessage } from "../../src/didcomm/envelope.ts";
-import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { createIdp, serveLocal, signToken } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";

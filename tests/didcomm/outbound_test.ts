@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { generateEd25519KeyPair } from "../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { DIDCOMM_KIND, DIDCOMM_SCHEDULE } from "../../src/didcomm/outbound.ts";
 import { keys } from "../../src/kv/keys.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";

@@ -5,14 +5,14 @@
  * with a corrupted signature), and can send messages to us. Not a fake: every message crosses
  * real HTTP and real crypto.
  */
+import { getSodium } from "../../src/didcomm/sodium.ts";
 import { base64urlnopad } from "@scure/base";
 import { packMessage, unpackMessage } from "../../src/didcomm/envelope.ts";
 import {
   ed25519PublicToX25519,
   generateEd25519KeyPair,
-  getSodium,
   verkeyToDidKey,
-} from "../../src/didcomm/keys.ts";
+} from "../../src/crypto/ed25519.ts";
 import { createPeerDid2 } from "../../src/did/methods/peer.ts";
 import { resolveTarget } from "../../src/didcomm/resolve.ts";
 import type { DidCommTarget } from "../../src/didcomm/connections/record.ts";

@@ -4,7 +4,7 @@ import {
   checkOutboundUrl,
   createSafeFetch,
   SafeFetchError,
-} from "../../src/outbox/safe_fetch.ts";
+} from "../../src/outbound/mod.ts";
 import { serveLocal } from "../support/context.ts";
 
 const strict = { allowPrivate: false, requireHttps: false };

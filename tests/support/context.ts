@@ -6,7 +6,7 @@ import { SecretBox } from "../../src/crypto/secret_box.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createTokenVerifier } from "../../src/http/auth.ts";
 import { Dispatcher } from "../../src/outbox/dispatcher.ts";
-import { createSafeFetch } from "../../src/outbox/safe_fetch.ts";
+import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { setLogLevel } from "../../src/log.ts";
 
 setLogLevel((Deno.env.get("TEST_LOG_LEVEL") as "error") ?? "error");

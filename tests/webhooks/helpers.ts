@@ -9,7 +9,7 @@ import {
   type TestContext,
 } from "../support/context.ts";
 import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
-import type { WebhookHandlerOptions } from "../../src/webhooks/delivery.ts";
+import type { WebhookHandlerOptions } from "../../src/webhooks/delivery_handler.ts";
 
 /** A test context with the webhooks feature mounted and its outbox handler registered. */
 export function webhookContext(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { expectJson, serveLocal } from "../support/context.ts";
-import { parseRetryAfter, WEBHOOK_SCHEDULE } from "../../src/webhooks/delivery.ts";
+import { parseRetryAfter, WEBHOOK_SCHEDULE } from "../../src/webhooks/delivery_handler.ts";
 import {
   adminToken,
   deliveries,

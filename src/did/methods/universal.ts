@@ -5,7 +5,7 @@
  * codes in any of the spellings resolvers use (`notFound`, `NOT_FOUND`, a `#NOT_FOUND` URI) map
  * to ours, and a document whose `id` is not the DID is refused.
  */
-import type { SafeFetch } from "../../outbox/safe_fetch.ts";
+import type { SafeFetch } from "../../outbound/mod.ts";
 import {
   type DidDocument,
   type DidDocumentMetadata,

@@ -10,7 +10,7 @@
  * - a method-specific id that is not `host[%3Aport](:segment)*` → `invalidDid`;
  * - a refused URL (https required, private address) → `internalError` naming the policy.
  */
-import { type SafeFetch, SafeFetchError } from "../../outbox/safe_fetch.ts";
+import { type SafeFetch, SafeFetchError } from "../../outbound/mod.ts";
 import {
   type DidDocument,
   type DidMethod,

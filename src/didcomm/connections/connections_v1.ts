@@ -90,7 +90,7 @@ export async function handleConnectionsResponse(ctx: InboundContext): Promise<vo
   }
   let next: ConnectionRecord;
   try {
-    const connection = await verifyConnectionSig(
+    const connection = verifyConnectionSig(
       ctx.message["connection~sig"],
       conn.invitationKeys,
     );

@@ -7,7 +7,7 @@
  */
 import { createPeerDid2 } from "../../did/methods/peer.ts";
 import type { DidDocument } from "../../did/types.ts";
-import { ed25519PublicToX25519 } from "../keys.ts";
+import { ed25519PublicToX25519 } from "../../crypto/ed25519.ts";
 import { type DidCommMessage, MessageTypes, newMessageId, threadIdOf } from "../messages.ts";
 import { DidCommProblem } from "../problem_report.ts";
 import { DidUnusableError, resolveDidDocument } from "../resolve.ts";
@@ -63,7 +63,7 @@ async function theirDocument(msg: DidCommMessage, conn: ConnectionRecord): Promi
   const rotate = msg["did_rotate~attach"];
   const docAttach = msg["did_doc~attach"];
   if (rotate !== undefined) {
-    const payload = await verifySignedAttachment(rotate, conn.invitationKeys, PROBLEM);
+    const payload = verifySignedAttachment(rotate, conn.invitationKeys, PROBLEM);
     if (new TextDecoder().decode(payload) !== did) {
       throw new DidCommProblem(PROBLEM, "The response's signed DID is not the DID it names.");
     }
@@ -75,7 +75,7 @@ async function theirDocument(msg: DidCommMessage, conn: ConnectionRecord): Promi
     }
   }
   if (docAttach !== undefined) {
-    const payload = await verifySignedAttachment(docAttach, conn.invitationKeys, PROBLEM);
+    const payload = verifySignedAttachment(docAttach, conn.invitationKeys, PROBLEM);
     let doc: unknown;
     try {
       doc = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload));

@@ -8,7 +8,7 @@
  * @module
  */
 import { base64urlnopad } from "@scure/base";
-import { bytesToVerkey, getSodium, toVerkey, verkeyToBytes } from "../keys.ts";
+import { bytesToVerkey, toVerkey, verifyEd25519, verkeyToBytes } from "../../crypto/ed25519.ts";
 import { DidCommProblem } from "../problem_report.ts";
 
 const utf8 = new TextEncoder();
@@ -27,10 +27,9 @@ export function decodeB64(value: unknown): Uint8Array | undefined {
   }
 }
 
-async function ed25519Verify(sig: Uint8Array, data: Uint8Array, verkey: string): Promise<boolean> {
-  const s = await getSodium();
+function ed25519Verify(sig: Uint8Array, data: Uint8Array, verkey: string): boolean {
   try {
-    return sig.length === 64 && s.crypto_sign_verify_detached(sig, data, verkeyToBytes(verkey));
+    return verifyEd25519(sig, data, verkeyToBytes(verkey));
   } catch {
     return false;
   }
@@ -56,11 +55,11 @@ function keyOf(header: Record<string, unknown>, protectedHeader: Record<string, 
  * Verifies a signed attachment and returns its payload bytes. The signing key must be one of
  * `allowedKeys` (base58). Throws `DidCommProblem(problemCode)` naming what failed.
  */
-export async function verifySignedAttachment(
+export function verifySignedAttachment(
   attachment: unknown,
   allowedKeys: string[],
   problemCode: string,
-): Promise<Uint8Array> {
+): Uint8Array {
   const fail = (why: string): never => {
     throw new DidCommProblem(problemCode, `The response's signed attachment ${why}.`);
   };
@@ -86,7 +85,7 @@ export async function verifySignedAttachment(
     if (!key || !allowedKeys.includes(key)) continue;
     const signature = decodeB64(sig.signature);
     if (!signature) continue;
-    if (await ed25519Verify(signature, utf8.encode(`${sig.protected}.${payloadB64}`), key)) {
+    if (ed25519Verify(signature, utf8.encode(`${sig.protected}.${payloadB64}`), key)) {
       return payload;
     }
     return fail("signature does not verify");
@@ -95,10 +94,10 @@ export async function verifySignedAttachment(
 }
 
 /** The `connection` object of a verified Connections 1.0 `connection~sig`. */
-export async function verifyConnectionSig(
+export function verifyConnectionSig(
   sig: unknown,
   allowedKeys: string[],
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> {
   const code = "response_not_accepted";
   const fail = (why: string): never => {
     throw new DidCommProblem(code, `The response's connection~sig ${why}.`);
@@ -117,7 +116,7 @@ export async function verifyConnectionSig(
   const data = decodeB64(sig.sig_data);
   const signature = decodeB64(sig.signature);
   if (!data || !signature || data.length <= 8) return fail("is malformed");
-  if (!(await ed25519Verify(signature, data, signer))) return fail("does not verify");
+  if (!ed25519Verify(signature, data, signer)) return fail("does not verify");
   try {
     const connection = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(data.slice(8)));
     if (isObject(connection)) return connection;

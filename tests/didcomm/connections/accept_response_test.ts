@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { acceptResponse } from "../../../src/didcomm/connections/accept_response.ts";
 import { createConnectionDid } from "../../../src/didcomm/connections/did_exchange.ts";
 import type { ConnectionRecord } from "../../../src/didcomm/connections/record.ts";
-import { generateEd25519KeyPair, verkeyToDidKey } from "../../../src/didcomm/keys.ts";
+import { generateEd25519KeyPair, verkeyToDidKey } from "../../../src/crypto/ed25519.ts";
 import { DidCommProblem } from "../../../src/didcomm/problem_report.ts";
 import { resolveDidDocument } from "../../../src/didcomm/resolve.ts";
 

@@ -1,39 +1,24 @@
+/**
+ * The one outbound HTTP client: `node:http`/`node:https` with a DNS lookup of its own that vets
+ * every address against the policy (`policy.ts`) and pins the socket to them; a timeout, a body
+ * cap, no redirects.
+ *
+ * @module
+ */
 import ipaddr from "ipaddr.js";
-import { lookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-
-/** Network policy for every outbound call (webhooks, did:web, DIDComm, universal resolver). */
-export interface OutboundPolicy {
-  /** true lets calls reach loopback/private/link-local addresses (tests, dev). */
-  allowPrivate: boolean;
-  /** true requires https URLs. */
-  requireHttps: boolean;
-}
-
-/** Why an outbound call did not produce a usable response. */
-export type SafeFetchErrorKind =
-  | "invalid_url"
-  | "https_required"
-  | "blocked_address"
-  | "dns"
-  | "timeout"
-  | "network"
-  | "too_large"
-  | "redirect";
-
-/** An outbound call refused or failed; `message` is safe to show to the caller. */
-export class SafeFetchError extends Error {
-  constructor(
-    readonly kind: SafeFetchErrorKind,
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = "SafeFetchError";
-  }
-}
+import {
+  bareHost,
+  type HostLookup,
+  type OutboundPolicy,
+  parseOutboundUrl,
+  resolveAndVet,
+  SafeFetchError,
+  systemLookup,
+  vetIfLiteral,
+} from "./policy.ts";
 
 /** Options of one call. */
 export interface SafeFetchInit {
@@ -59,127 +44,6 @@ export interface SafeResponse {
   body: Uint8Array;
   /** ms from start to the end of the body. */
   durationMs: number;
-}
-
-/** Resolves a host name to its addresses (A and AAAA); injectable for tests of the DNS path. */
-export type HostLookup = (host: string) => Promise<string[]>;
-
-const systemLookup: HostLookup = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
-/** Describes why an address is not public, or returns undefined for a public unicast address. */
-export function blockedRange(address: string): string | undefined {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.parse(address.replace(/^\[|\]$/g, ""));
-  } catch {
-    return "not an IP address";
-  }
-  if (ip.kind() === "ipv6") {
-    const v6 = ip as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) {
-      const inner = blockedRange(v6.toIPv4Address().toString());
-      return inner ? `IPv4-mapped ${inner}` : undefined;
-    }
-    const range = v6.range();
-    return range === "unicast" ? undefined : range;
-  }
-  const range = (ip as ipaddr.IPv4).range();
-  return range === "unicast" ? undefined : range;
-}
-
-/** The syntactic rules: absolute http(s) URL, no user info, https when required. */
-function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new SafeFetchError("invalid_url", `"${truncate(raw)}" is not an absolute URL.`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new SafeFetchError(
-      "invalid_url",
-      `Only http and https URLs are allowed, not "${url.protocol}".`,
-    );
-  }
-  if (url.username || url.password) {
-    throw new SafeFetchError(
-      "invalid_url",
-      "URLs with user info (user:password@) are not allowed.",
-    );
-  }
-  if (policy.requireHttps && url.protocol !== "https:") {
-    throw new SafeFetchError(
-      "https_required",
-      `https is required, but "${url.host}" was given with http.`,
-    );
-  }
-  return url;
-}
-
-function bareHost(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, "");
-}
-
-/** Throws blocked_address unless every address is public (or private ones are allowed). */
-function vetAddresses(host: string, addresses: string[], policy: OutboundPolicy): void {
-  if (policy.allowPrivate) return;
-  for (const a of addresses) {
-    const why = blockedRange(a);
-    if (why) {
-      throw new SafeFetchError(
-        "blocked_address",
-        `The host "${host}" resolves to a ${why} address (${a}), which outbound calls may not reach.`,
-      );
-    }
-  }
-}
-
-/** Vets `host` when it is an IP literal (true); false for a name, which needs resolving. */
-function vetIfLiteral(host: string, policy: OutboundPolicy): boolean {
-  if (!ipaddr.isValid(host)) return false;
-  vetAddresses(host, [host], policy);
-  return true;
-}
-
-/** Resolves a host name (dns errors as SafeFetchError) and vets every address it has. */
-async function resolveAndVet(
-  host: string,
-  policy: OutboundPolicy,
-  resolveHost: HostLookup,
-): Promise<string[]> {
-  let addresses: string[];
-  try {
-    addresses = await resolveHost(host);
-  } catch {
-    throw new SafeFetchError("dns", `The host "${host}" could not be resolved.`);
-  }
-  if (addresses.length === 0) {
-    throw new SafeFetchError("dns", `The host "${host}" has no addresses.`);
-  }
-  vetAddresses(host, addresses, policy);
-  return addresses;
-}
-
-/**
- * Checks a URL against the policy without fetching: scheme, https rule, user info, and every
- * address its host resolves to. Returns the parsed URL. (At request time the safe client vets
- * the addresses it connects to itself, from the same DNS answer: see `createSafeFetch`.)
- */
-export async function checkOutboundUrl(
-  raw: string,
-  policy: OutboundPolicy,
-  resolveHost: HostLookup = systemLookup,
-): Promise<URL> {
-  const url = parseOutboundUrl(raw, policy);
-  if (policy.allowPrivate) return url;
-  const host = bareHost(url);
-  if (!vetIfLiteral(host, policy)) await resolveAndVet(host, policy, resolveHost);
-  return url;
-}
-
-function truncate(s: string): string {
-  return s.length > 80 ? s.slice(0, 77) + "..." : s;
 }
 
 /** The one outbound HTTP client: timeout, size cap, no redirects, https and address policy. */

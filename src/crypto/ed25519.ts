@@ -1,13 +1,14 @@
 /**
- * Key helpers for DIDComm v1 (Aries RFC 0019): base58 Ed25519 verkeys, `did:key` (multicodec
- * 0xed01) conversion, Ed25519 key generation and Ed25519 → X25519 conversion.
+ * Ed25519 and X25519 key code shared by the whole service, on one library (`@noble/curves`):
+ * base58 verkeys (Aries RFC 0019), Ed25519 `did:key` conversion, key generation, signatures, and
+ * the one Ed25519 → X25519 conversion (public and secret halves).
  *
  * Secret keys: every function that takes an Ed25519 secret key accepts either the 32-byte seed
- * (as Askar / Credo 0.5+ store it) or the 64-byte libsodium secret key (`seed || publicKey`).
+ * (as Askar / Credo store it) or the 64-byte libsodium form (`seed || publicKey`).
  *
  * @module
  */
-import sodium from "libsodium-wrappers";
+import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 
 /** Thrown for a key string or key bytes that are not a valid Ed25519 key in the expected form. */
@@ -19,26 +20,19 @@ export class KeyFormatError extends Error {
   }
 }
 
-/** An Ed25519 key pair in the forms the DIDComm code needs. */
+/** An Ed25519 key pair in the forms the service needs. */
 export interface Ed25519KeyPair {
   /** base58 (bitcoin alphabet) of the 32-byte public key, the RFC 0019 "verkey". */
   verkey: string;
   /** 32-byte Ed25519 public key. */
   publicKey: Uint8Array;
-  /** 64-byte libsodium secret key (`seed || publicKey`). */
+  /** 64-byte libsodium-form secret key (`seed || publicKey`). */
   secretKey: Uint8Array;
   /** 32-byte seed from which the pair derives. */
   seed: Uint8Array;
 }
 
-type Sodium = typeof sodium;
-let ready: Promise<Sodium> | undefined;
-
-/** Resolves to the initialised libsodium instance (initialises it once). */
-export function getSodium(): Promise<Sodium> {
-  ready ??= sodium.ready.then(() => sodium);
-  return ready;
-}
+const Fp = ed25519.Point.Fp;
 
 /** Multicodec prefix of an Ed25519 public key (varint of 0xed). */
 const ED25519_MULTICODEC = [0xed, 0x01] as const;
@@ -107,71 +101,99 @@ export function toVerkey(keyOrDidKey: string): string {
   return bytesToVerkey(verkeyToBytes(keyOrDidKey));
 }
 
-/**
- * Generates an Ed25519 key pair, from `seed` (32 bytes) when given, else from fresh randomness.
- */
-export async function generateEd25519KeyPair(seed?: Uint8Array): Promise<Ed25519KeyPair> {
-  const s = await getSodium();
-  const useSeed = seed ?? s.randombytes_buf(32);
-  if (!(useSeed instanceof Uint8Array) || useSeed.length !== 32) {
+/** Generates an Ed25519 key pair, from `seed` (32 bytes) when given, else from fresh randomness. */
+export function generateEd25519KeyPair(seed?: Uint8Array): Ed25519KeyPair {
+  const s = seed ?? crypto.getRandomValues(new Uint8Array(32));
+  if (!(s instanceof Uint8Array) || s.length !== 32) {
     throw new KeyFormatError("seed must be 32 bytes");
   }
-  const kp = s.crypto_sign_seed_keypair(useSeed);
-  return {
-    verkey: base58.encode(kp.publicKey),
-    publicKey: kp.publicKey,
-    secretKey: kp.privateKey,
-    seed: kp.privateKey.slice(0, 32),
-  };
+  const publicKey = ed25519.getPublicKey(s);
+  const secretKey = new Uint8Array(64);
+  secretKey.set(s, 0);
+  secretKey.set(publicKey, 32);
+  return { verkey: base58.encode(publicKey), publicKey, secretKey, seed: secretKey.slice(0, 32) };
 }
 
 /**
- * Normalises an Ed25519 secret key (32-byte seed or 64-byte `seed || pk`) to the 64-byte
- * libsodium form. The public half is recomputed from the seed, so a 64-byte key whose public
- * half does not match its seed is rejected with {@link KeyFormatError}.
+ * Normalises an Ed25519 secret key (32-byte seed or 64-byte `seed || pk`) to the 64-byte form.
+ * The public half is recomputed from the seed, so a 64-byte key whose public half does not match
+ * its seed is rejected with {@link KeyFormatError}.
  */
-export async function toEd25519SecretKey(secretKey: Uint8Array): Promise<Uint8Array> {
-  const s = await getSodium();
+export function toEd25519SecretKey(secretKey: Uint8Array): Uint8Array {
   if (!(secretKey instanceof Uint8Array) || (secretKey.length !== 32 && secretKey.length !== 64)) {
     throw new KeyFormatError("Ed25519 secret key must be a 32-byte seed or 64 bytes");
   }
-  const kp = s.crypto_sign_seed_keypair(secretKey.subarray(0, 32));
-  if (secretKey.length === 64 && !s.memcmp(kp.privateKey, secretKey)) {
+  const full = generateEd25519KeyPair(secretKey.slice(0, 32)).secretKey;
+  if (secretKey.length === 64 && !equalBytes(full.subarray(32), secretKey.subarray(32))) {
+    full.fill(0);
     throw new KeyFormatError("Ed25519 secret key halves do not match");
   }
-  return kp.privateKey;
+  return full;
 }
 
-/** Converts a 32-byte Ed25519 public key to X25519; throws {@link KeyFormatError} if invalid. */
-export async function ed25519PublicToX25519(publicKey: Uint8Array): Promise<Uint8Array> {
-  const s = await getSodium();
+/** Signs `message` with an Ed25519 secret key (seed or 64-byte form). */
+export function signEd25519(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
+  return ed25519.sign(message, secretKey.subarray(0, 32));
+}
+
+/** Verifies an Ed25519 signature; false (never a throw) for anything malformed. */
+export function verifyEd25519(
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+): boolean {
+  if (signature.length !== 64 || publicKey.length !== 32) return false;
+  try {
+    return ed25519.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * X25519 public key of a 32-byte Ed25519 public key (the birational map of RFC 7748). The point is
+ * decoded and checked first: bytes that are not a point, or a point of small order, are refused
+ * with {@link KeyFormatError} (as libsodium's conversion refuses them).
+ */
+export function ed25519PublicToX25519(publicKey: Uint8Array): Uint8Array {
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
     throw new KeyFormatError("public key must be 32 bytes");
   }
+  let point;
   try {
-    return s.crypto_sign_ed25519_pk_to_curve25519(publicKey);
+    point = ed25519.Point.fromBytes(publicKey);
   } catch {
     throw new KeyFormatError("not a valid Ed25519 public key");
   }
+  if (point.isSmallOrder()) throw new KeyFormatError("not a valid Ed25519 public key");
+  // u = (1 + y) / (1 - y) with y = Y / Z: (Z + Y) / (Z - Y), one field inversion.
+  const { Y, Z } = point;
+  return Fp.toBytes(Fp.div(Fp.add(Z, Y), Fp.sub(Z, Y)));
+}
+
+/** X25519 secret key of an Ed25519 secret key (32-byte seed or 64 bytes). */
+export function ed25519SecretToX25519(secretKey: Uint8Array): Uint8Array {
+  return ed25519.utils.toMontgomerySecret(toEd25519SecretKey(secretKey).subarray(0, 32));
 }
 
 const xPublicCache = new Map<string, Uint8Array>();
 
 /**
- * X25519 public key of a base58 Ed25519 verkey, through a small bounded cache (the conversion
- * costs ~0.1 ms). Throws {@link KeyFormatError} for an invalid verkey.
+ * X25519 public key of a base58 Ed25519 verkey, through a small bounded cache. Throws
+ * {@link KeyFormatError} for an invalid verkey.
  */
-export async function verkeyToX25519(verkey: string): Promise<Uint8Array> {
+export function verkeyToX25519(verkey: string): Uint8Array {
   const hit = xPublicCache.get(verkey);
   if (hit) return hit.slice();
-  const x = await ed25519PublicToX25519(verkeyToBytes(verkey));
+  const x = ed25519PublicToX25519(verkeyToBytes(verkey));
   if (xPublicCache.size >= 1024) xPublicCache.clear();
   xPublicCache.set(verkey, x);
   return x.slice();
 }
 
-/** Converts an Ed25519 secret key (32-byte seed or 64 bytes) to the X25519 secret key. */
-export async function ed25519SecretToX25519(secretKey: Uint8Array): Promise<Uint8Array> {
-  const s = await getSodium();
-  return s.crypto_sign_ed25519_sk_to_curve25519(await toEd25519SecretKey(secretKey));
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
+  return d === 0;
 }

@@ -1,24 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { AppError } from "./errors.ts";
-import type { AppDeps } from "./deps.ts";
-import { createRouter } from "./http/router.ts";
-import { keys } from "./kv/keys.ts";
-import { requireBearer } from "./http/auth.ts";
-
-const ErrorSchema = z.object({
-  statusCode: z.number(),
-  error: z.string(),
-  message: z.string().optional(),
-}).openapi("Error");
-
-/** Error envelope responses for OpenAPI route definitions. */
-export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((code) => [code, {
-      description: String(code),
-      content: { "application/json": { schema: ErrorSchema } },
-    }]),
-  );
+import { AppError } from "../errors.ts";
+import type { AppDeps } from "../deps.ts";
+import { createRouter } from "./router.ts";
+import { keys } from "../kv/keys.ts";
+import { requireBearer } from "./auth.ts";
+import { errorResponses } from "./openapi.ts";
 
 /** `/health`, `/health/ready` and `/me`. */
 export function coreRoutes(deps: AppDeps) {

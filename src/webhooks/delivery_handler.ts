@@ -3,7 +3,7 @@ import { keys } from "../kv/keys.ts";
 import { log } from "../log.ts";
 import type { HandlerResult, OutboxHandler } from "../outbox/dispatcher.ts";
 import type { OutboxMessage } from "../outbox/outbox.ts";
-import { SafeFetchError } from "../outbox/safe_fetch.ts";
+import { SafeFetchError } from "../outbound/mod.ts";
 import { liveSecrets, SigningKeyCache, type WebhookEndpoint } from "./endpoint.ts";
 import type { WebhookEvent } from "./events.ts";
 import { signWebhook } from "./signature.ts";
