@@ -1,27 +1,40 @@
+/**
+ * The HTTP app: one middleware (request id, log line, body checks), the routers of every feature
+ * built from the services, the fast lanes, the OpenAPI document, 404/405 and one onError.
+ *
+ * @module
+ */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { agentRoutes } from "./agents/mod.ts";
+import type { Services } from "./compose.ts";
+import { credentialRoutes } from "./credentials/mod.ts";
+import { didRoutes } from "./did/mod.ts";
+import { didcommRoutes } from "./didcomm/mod.ts";
 import { AppError } from "./errors.ts";
-import type { AppDeps } from "./deps.ts";
-import { requireBearer } from "./http/auth.ts";
-import { docsRoutes } from "./http/docs.ts";
-import type { AppEnv } from "./http/env.ts";
-import { errorResponse, onError } from "./http/errors.ts";
-import { type FastLane, fastLaneOf } from "./http/fast_lane.ts";
-import { assignRequestId, finishRequest } from "./http/request_id.ts";
-import { createRouter } from "./http/router.ts";
-import { keys } from "./kv/keys.ts";
-import { coreRoutes } from "./http/core_routes.ts";
+import {
+  type AppEnv,
+  assignRequestId,
+  coreRoutes,
+  docsRoutes,
+  errorResponse,
+  type FastLane,
+  finishRequest,
+  onError,
+} from "./http/mod.ts";
+import { webhookRoutes } from "./webhooks/mod.ts";
 
-/** A feature: a factory of a router mounted at "/". */
-export type Feature = (deps: AppDeps) => OpenAPIHono<AppEnv>;
+/** Extra routers for tests (mounted after the features). */
+export interface AppOptions {
+  extraRoutes?: OpenAPIHono<AppEnv>[];
+}
 
-/** Paths that need no token. Everything else authenticates in its own router. */
 const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
-/** Builds the Hono app from its dependencies and the feature routers. */
-export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<AppEnv> {
+/** Builds the Hono app from the services. */
+export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const limitBody = bodyLimit({
     maxSize: BODY_LIMIT,
@@ -59,14 +72,28 @@ export function createApp(deps: AppDeps, features: Feature[] = []): OpenAPIHono<
     finishRequest(c, id, t0);
   });
 
-  app.route("/", coreRoutes(deps));
-  const lanes: FastLane[] = [];
-  for (const f of features) {
-    const router = f(deps);
-    app.route("/", router);
-    const lane = fastLaneOf(router);
-    if (lane) lanes.push(lane);
-  }
+  const { verifier } = services;
+  app.route("/", coreRoutes(services));
+  const dids = didRoutes({
+    resolver: services.resolver,
+    verifier,
+    isPublic: services.config.didResolutionPublic,
+    now: services.now,
+  });
+  const lanes: FastLane[] = [dids.lane];
+  app.route("/", dids.router);
+  app.route(
+    "/",
+    agentRoutes({
+      agents: services.agents,
+      verifier,
+      requireHttps: services.config.outbound.requireHttps,
+    }),
+  );
+  app.route("/", didcommRoutes({ didcomm: services.didcomm, verifier }));
+  app.route("/", webhookRoutes({ webhooks: services.webhooks, verifier }));
+  app.route("/", credentialRoutes({ holder: services.holder, verifier }));
+  for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
@@ -144,14 +171,3 @@ function notFoundOr405(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Response {
   }
   return errorResponse(c, 404, `No route for ${c.req.method} ${path}.`);
 }
-
-/** Authenticates with the bearer token and stores the principal in c.var. */
-export function authMiddleware(deps: AppDeps) {
-  return async (c: Context<AppEnv>, next: () => Promise<void>) => {
-    const token = requireBearer(c.req.header("authorization"));
-    c.set("principal", await deps.verifier.verify(token));
-    await next();
-  };
-}
-
-export { createRouter, keys };

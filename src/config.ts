@@ -3,6 +3,8 @@ import { z } from "zod";
 /** The service's configuration, read from the environment by `parseConfig` only. */
 export interface Config {
   port: number;
+  /** The address the server listens on (`LISTEN_HOST`). */
+  listenHost: string;
   /** KV path, ":memory:", or undefined for the platform database (Deno Deploy). */
   kvPath: string | undefined;
   publicUrl: string;
@@ -24,6 +26,8 @@ export interface Config {
   didResolutionPublic: boolean;
   universalResolverUrl: string | undefined;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** How long a dispatcher's claim on an outbox message lasts (`OUTBOX_LEASE_SECONDS`). */
+  outboxLeaseSeconds: number;
 }
 
 /** Thrown when the environment is not usable; the message names the variable. */
@@ -91,8 +95,28 @@ const ALGS = new Set([
   "EdDSA",
 ]);
 
+// An IPv4 or IPv6 literal, or a host name (letters, digits, dots and hyphens).
+const HOST_RE =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/;
+
+const host = (name: string) =>
+  z.string().optional().transform((v, ctx) => {
+    if (v === undefined || v === "") return undefined;
+    const h = v.trim().replace(/^\[(.*)\]$/, "$1");
+    if (!HOST_RE.test(h) || h.length > 253) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${name} must be an IP address or a host name to listen on, got "${v}"`,
+      });
+      return z.NEVER;
+    }
+    return h;
+  });
+
 const schema = z.object({
   PORT: int("PORT", 0, 65535),
+  LISTEN_HOST: host("LISTEN_HOST"),
+  OUTBOX_LEASE_SECONDS: int("OUTBOX_LEASE_SECONDS", 1, 3600),
   KV_PATH: z.string().optional(),
   PUBLIC_URL: url("PUBLIC_URL"),
   AUTH_JWKS_URL: url("AUTH_JWKS_URL"),
@@ -212,6 +236,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
   return {
     port,
+    listenHost: e.LISTEN_HOST ?? (devMode ? "127.0.0.1" : "0.0.0.0"),
     kvPath: e.KV_PATH || (devMode ? ".data/kv.sqlite3" : undefined),
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${port}`,
     devMode,
@@ -232,5 +257,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
     logLevel: e.LOG_LEVEL ?? "info",
+    outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,
   };
 }

@@ -6,9 +6,9 @@
  * itself at start when SECRETS_KEY_PREVIOUS is set). Safe while the service runs. Exits 0 when
  * every value is under the new key (then remove SECRETS_KEY_PREVIOUS), 1 otherwise.
  */
+import { rotateSecrets } from "./compose.ts";
 import { ConfigError, parseConfig } from "./config.ts";
-import { SecretBox } from "./crypto/secret_box.ts";
-import { rotateSecrets } from "./main.ts";
+import { SecretBox } from "./crypto/mod.ts";
 
 try {
   const config = parseConfig(Deno.env.toObject());

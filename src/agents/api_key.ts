@@ -10,10 +10,9 @@
  *
  * @module
  */
-import { type AppDeps, oncePerDeps } from "../deps.ts";
+import type { Resealable, SecretBox } from "../crypto/mod.ts";
 import { AppError } from "../errors.ts";
-import { keys } from "../kv/keys.ts";
-import type { Resealable } from "../crypto/rotation.ts";
+import { atomicUpdate, keys } from "../kv/mod.ts";
 
 const te = new TextEncoder();
 const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
@@ -25,30 +24,64 @@ interface StoredPepper {
   createdAt: string;
 }
 
-/** The lookup pepper of `deps` (loaded, or created race-safely on first use), once per deps. */
-export const lookupPepper = oncePerDeps((deps) => loadOrCreatePepper(deps));
+/** What the lookup index is built from. */
+export interface ApiKeyIndexDeps {
+  kv: Deno.Kv;
+  secrets: SecretBox;
+  /** The current SECRETS_KEY: the pepper of deployments whose agents predate the pepper record. */
+  secretsKey: Uint8Array | undefined;
+  now: () => number;
+}
 
-async function loadOrCreatePepper(deps: AppDeps): Promise<Uint8Array> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const got = await deps.kv.get<StoredPepper>(keys.apiKeyPepper());
-    if (got.value) return await deps.secrets.open(got.value.sealed, PEPPER_AAD);
+/** Keyed lookup ids of agent API keys, under the service's pepper (loaded once, on first use). */
+export class ApiKeyIndex {
+  readonly #deps: ApiKeyIndexDeps;
+  #pepper: Promise<Uint8Array> | undefined;
+
+  constructor(deps: ApiKeyIndexDeps) {
+    this.#deps = deps;
+  }
+
+  /** The pepper (loaded, or created race-safely); a failed load is tried again next time. */
+  pepper(): Promise<Uint8Array> {
+    if (!this.#pepper) {
+      const p = loadOrCreatePepper(this.#deps);
+      p.catch(() => {
+        if (this.#pepper === p) this.#pepper = undefined;
+      });
+      this.#pepper = p;
+    }
+    return this.#pepper;
+  }
+
+  /** The keyed lookup id (hex HMAC-SHA256) of an API key. */
+  async lookupId(apiKey: string): Promise<string> {
+    return await apiKeyLookupId(await this.pepper(), apiKey);
+  }
+}
+
+async function loadOrCreatePepper(deps: ApiKeyIndexDeps): Promise<Uint8Array> {
+  const got = await deps.kv.get<StoredPepper>(keys.apiKeyPepper());
+  if (got.value) return await deps.secrets.open(got.value.sealed, PEPPER_AAD);
+  return await atomicUpdate(deps.kv, async (op) => {
+    const cur = await deps.kv.get<StoredPepper>(keys.apiKeyPepper());
+    if (cur.value) return await deps.secrets.open(cur.value.sealed, PEPPER_AAD);
     // Lookup ids written before this record existed were keyed by SECRETS_KEY itself.
     let anyAgent = false;
     for await (const _ of deps.kv.list({ prefix: keys.agentPrefix() }, { limit: 1 })) {
       anyAgent = true;
     }
-    if (anyAgent && !deps.config.secretsKey) throw new Error("SECRETS_KEY is not configured");
+    if (anyAgent && !deps.secretsKey) throw new Error("SECRETS_KEY is not configured");
     const pepper = anyAgent
-      ? new Uint8Array(deps.config.secretsKey!)
+      ? new Uint8Array(deps.secretsKey!)
       : crypto.getRandomValues(new Uint8Array(32));
     const stored: StoredPepper = {
       sealed: await deps.secrets.seal(pepper, PEPPER_AAD),
       createdAt: new Date(deps.now()).toISOString(),
     };
-    const res = await deps.kv.atomic().check(got).set(keys.apiKeyPepper(), stored).commit();
-    if (res.ok) return pepper;
-  }
-  throw new Error("could not load or create the API key lookup pepper");
+    op.check(cur).set(keys.apiKeyPepper(), stored);
+    return pepper;
+  }, { tries: 3, conflict: () => new Error("could not load or create the API key lookup pepper") });
 }
 
 /** For a SECRETS_KEY rotation: the pepper record. */

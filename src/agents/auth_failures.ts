@@ -9,7 +9,7 @@
  * @module
  */
 import { AppError } from "../errors.ts";
-import { keys } from "../kv/keys.ts";
+import { atomicUpdate, keys } from "../kv/mod.ts";
 
 /** Counter id of attempts that identify no org. */
 export const ANONYMOUS = "*";
@@ -50,7 +50,7 @@ export async function assertNotThrottled(
   );
 }
 
-/** Counts one failure for `id` (version-checked, retried on contention). */
+/** Counts one failure for `id` (version-checked, retried on contention; a lost count is dropped). */
 export async function recordFailure(
   kv: Deno.Kv,
   id: string,
@@ -58,14 +58,12 @@ export async function recordFailure(
   now: number,
 ): Promise<void> {
   const key = keys.agentAuthFailures(id);
-  for (let i = 0; i < 10; i++) {
+  await atomicUpdate(kv, async (op) => {
     const cur = await kv.get<Window>(key);
     const w = cur.value;
     const next: Window = !w || now >= w.start + limit.windowMs
       ? { count: 1, start: now }
       : { count: w.count + 1, start: w.start };
-    const res = await kv.atomic().check(cur).set(key, next, { expireIn: limit.windowMs * 2 })
-      .commit();
-    if (res.ok) return;
-  }
+    op.check(cur).set(key, next, { expireIn: limit.windowMs * 2 });
+  }, { tries: 10 }).catch(() => {});
 }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { ed25519PublicToX25519 } from "../crypto/ed25519.ts";
-import { createPeerDid2 } from "../did/methods/peer.ts";
+import { ed25519PublicToX25519 } from "../crypto/mod.ts";
+import { createPeerDid2 } from "../did/mod.ts";
 
 /** The DIDComm v1 accept profile this agent speaks (RFC 0019 envelopes). */
 export const DIDCOMM_V1_ACCEPT = "didcomm/aip2;env=rfc19";
@@ -16,11 +16,11 @@ export const DIDCOMM_V1_ACCEPT = "didcomm/aip2;env=rfc19";
  * Creates the `did:peer:2` of an org agent from its Ed25519 public key and DIDComm endpoint.
  * Deterministic: the same key and endpoint give the same DID.
  */
-export async function createAgentPeerDid(
+export function createAgentPeerDid(
   ed25519PublicKey: Uint8Array,
   endpoint: string,
-): Promise<{ did: string }> {
-  const x25519 = await ed25519PublicToX25519(ed25519PublicKey);
+): { did: string } {
+  const x25519 = ed25519PublicToX25519(ed25519PublicKey);
   const did = createPeerDid2({
     authentication: [ed25519PublicKey],
     keyAgreement: [x25519],

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { keys } from "../kv/keys.ts";
+import { keys } from "../kv/mod.ts";
 
 /** When a received credential offer is accepted without a person: never, after content approval, always. */
 export const AUTO_ACCEPT_POLICIES = ["never", "contentApproved", "always"] as const;
@@ -73,4 +73,18 @@ export async function readAgent(
   orgId: string,
 ): Promise<Deno.KvEntryMaybe<AgentRecord>> {
   return await kv.get<AgentRecord>(keys.agent(orgId));
+}
+
+/** Read access to the org agents, for the features that act for an org's agent. */
+export class AgentDirectory {
+  readonly #kv: Deno.Kv;
+
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  /** The stored record of the org's agent, or undefined. */
+  async find(orgId: string): Promise<AgentRecord | undefined> {
+    return (await readAgent(this.#kv, orgId)).value ?? undefined;
+  }
 }

@@ -4,35 +4,12 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { badRequest } from "../errors.ts";
 import { API_KEY_MAX, API_KEY_MIN } from "./api_key.ts";
 import { AUTO_ACCEPT_POLICIES } from "./record.ts";
-
-/** Org ids: a letter or digit, then up to 63 letters, digits, `.`, `_` or `-`. */
-export const ORG_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-/** 400 with `details` unless `orgId` is a valid org id. */
-export function assertOrgId(orgId: string, path = "orgId"): void {
-  if (!ORG_ID_RE.test(orgId)) {
-    const message =
-      "must start with a letter or digit and have at most 64 letters, digits, '.', '_' or '-'";
-    throw badRequest(`The organization id "${clip(orgId)}" is not valid: it ${message}.`, [
-      { path, message: `Organization id ${message}.` },
-    ]);
-  }
-}
 
 function clip(s: string): string {
   return s.length > 70 ? s.slice(0, 67) + "..." : s;
 }
-
-/** Path parameter `orgId`. */
-export const OrgParams = z.object({
-  orgId: z.string().regex(ORG_ID_RE).openapi({
-    param: { name: "orgId", in: "path" },
-    example: "org-a",
-  }),
-});
 
 /** `agentEndpoint`: absolute http(s) URL, ≤ 2048 characters, no user info, https when required. */
 export function endpointSchema(requireHttps: boolean) {

@@ -3,18 +3,18 @@
  *
  * Created once per database, race-safely (`check(versionstamp: null)`; a loser reads the
  * winner's key), stored at `keys.serviceSigningKey()` with the private JWK sealed with
- * SECRETS_KEY. {@link serviceSigner} also registers the issuer with the token verifier, so agent
- * tokens are accepted beside identity provider tokens.
+ * SECRETS_KEY. {@link loadServiceSigner} also registers the issuer with the token verifier, so
+ * agent tokens are accepted beside identity provider tokens.
  *
  * @module
  */
 import * as jose from "jose";
 import type { Config } from "../config.ts";
-import { type AppDeps, oncePerDeps } from "../deps.ts";
+import type { Resealable, SecretBox } from "../crypto/mod.ts";
 import { unauthorized } from "../errors.ts";
-import { keys } from "../kv/keys.ts";
+import type { TokenVerifier } from "../http/mod.ts";
+import { keys } from "../kv/mod.ts";
 import { readAgent } from "./record.ts";
-import type { Resealable } from "../crypto/rotation.ts";
 
 /** Stored form of the signing key. */
 interface StoredSigningKey {
@@ -32,7 +32,7 @@ const AAD = "service_signing_key";
 export const AGENT_TOKEN_TTL_SECONDS = 15 * 60;
 
 /** Issuer (and audience) of agent tokens: `${PUBLIC_URL}/agent`. */
-export function agentIssuer(config: Config): string {
+export function agentIssuer(config: Pick<Config, "publicUrl">): string {
   return `${config.publicUrl}/agent`;
 }
 
@@ -47,13 +47,16 @@ export interface ServiceSigner {
   mintAgentToken(orgId: string, keyEpoch: string): Promise<{ token: string; expiresIn: number }>;
 }
 
-/**
- * The signer of `deps` (loaded or created once per deps) with its issuer trusted by
- * `deps.verifier`. Throws when the stored key does not open (SECRETS_KEY changed).
- */
-export const serviceSigner = oncePerDeps((deps) => loadSigner(deps));
+/** What the signer is loaded from. */
+export interface ServiceSignerDeps {
+  kv: Deno.Kv;
+  secrets: SecretBox;
+  config: Pick<Config, "publicUrl" | "auth">;
+  verifier: TokenVerifier;
+  now: () => number;
+}
 
-async function loadOrCreate(deps: AppDeps): Promise<StoredSigningKey> {
+async function loadOrCreate(deps: ServiceSignerDeps): Promise<StoredSigningKey> {
   const existing = await deps.kv.get<StoredSigningKey>(keys.serviceSigningKey());
   if (existing.value) return existing.value;
   const { privateKey, publicKey } = await jose.generateKeyPair("EdDSA", {
@@ -90,7 +93,12 @@ export const signingKeyResealable: Resealable<StoredSigningKey> = {
   },
 };
 
-async function loadSigner(deps: AppDeps): Promise<ServiceSigner> {
+/**
+ * Loads (or creates once) the service signing key and trusts its issuer in `deps.verifier`.
+ * Throws when the stored key does not open (SECRETS_KEY changed) or the agent issuer would be the
+ * identity provider's.
+ */
+export async function loadServiceSigner(deps: ServiceSignerDeps): Promise<ServiceSigner> {
   const stored = await loadOrCreate(deps);
   let privateJwk: jose.JWK;
   try {

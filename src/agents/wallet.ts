@@ -4,17 +4,19 @@
  * Storage: `keys.agentKey(orgId, keyId)` → {@link WalletKeyRecord} (the 32-byte seed sealed with
  * AAD `agent_key:<orgId>:<keyId>`), and `keys.agentByVerkey(verkey)` → {@link WalletKeyPointer}.
  * Both are written in one atomic operation; the pointer is checked absent so two keys never share
- * a verkey. The DIDComm layer finds an inbound envelope's org with {@link findWalletKeyByVerkey}
- * and may create per-connection keys with {@link newWalletKey} + {@link writeWalletKey}.
+ * a verkey. The DIDComm layer finds an inbound envelope's org with {@link Wallet.findByVerkey}
+ * and creates per-connection keys with {@link Wallet.newKey} + {@link Wallet.write}.
  *
  * @module
  */
-import type { Resealable } from "../crypto/rotation.ts";
-import type { SecretBox } from "../crypto/secret_box.ts";
-import { bytesToVerkey, generateEd25519KeyPair } from "../crypto/ed25519.ts";
-import { timeId } from "../kv/ids.ts";
-import { keys } from "../kv/keys.ts";
-import type { AgentRecord, AutoAcceptPolicy } from "./record.ts";
+import {
+  bytesToVerkey,
+  generateEd25519KeyPair,
+  type Resealable,
+  type SecretBox,
+} from "../crypto/mod.ts";
+import { keys, timeId } from "../kv/mod.ts";
+import { type AgentRecord, type AutoAcceptPolicy, readAgent } from "./record.ts";
 
 /** A stored wallet key. */
 export interface WalletKeyRecord {
@@ -64,31 +66,141 @@ export interface OrgWallet {
 /** AAD that binds a sealed seed to its place. */
 export const walletKeyAad = (orgId: string, keyId: string) => `agent_key:${orgId}:${keyId}`;
 
-/**
- * Generates a key for `orgId` and seals its seed. Nothing is written: add the result to an atomic
- * operation with {@link writeWalletKey} (together with whatever uses the key).
- */
-export async function newWalletKey(
-  secrets: SecretBox,
-  orgId: string,
-  agentId: string,
-  opts: { purpose?: WalletKeyRecord["purpose"]; now?: number } = {},
-): Promise<{ record: WalletKeyRecord; publicKey: Uint8Array }> {
-  const now = opts.now ?? Date.now();
-  const kp = await generateEd25519KeyPair();
-  const keyId = timeId(now);
-  const record: WalletKeyRecord = {
-    keyId,
-    orgId,
-    agentId,
-    verkey: kp.verkey,
-    purpose: opts.purpose ?? "connection",
-    sealedSeed: await secrets.seal(kp.seed, walletKeyAad(orgId, keyId)),
-    createdAt: new Date(now).toISOString(),
-  };
-  kp.seed.fill(0);
-  kp.secretKey.fill(0);
-  return { record, publicKey: kp.publicKey };
+/** The org wallets of the service (one per configured org), on KV and SECRETS_KEY. */
+export class Wallet {
+  readonly #kv: Deno.Kv;
+  readonly #secrets: SecretBox;
+
+  constructor(kv: Deno.Kv, secrets: SecretBox) {
+    this.#kv = kv;
+    this.#secrets = secrets;
+  }
+
+  /**
+   * Generates a key for `orgId` and seals its seed. Nothing is written: add the result to an
+   * atomic operation with {@link Wallet.write} (together with whatever uses the key).
+   */
+  async newKey(
+    orgId: string,
+    agentId: string,
+    opts: { purpose?: WalletKeyRecord["purpose"]; now?: number } = {},
+  ): Promise<{ record: WalletKeyRecord; publicKey: Uint8Array }> {
+    const now = opts.now ?? Date.now();
+    const kp = generateEd25519KeyPair();
+    const keyId = timeId(now);
+    const record: WalletKeyRecord = {
+      keyId,
+      orgId,
+      agentId,
+      verkey: kp.verkey,
+      purpose: opts.purpose ?? "connection",
+      sealedSeed: await this.#secrets.seal(kp.seed, walletKeyAad(orgId, keyId)),
+      createdAt: new Date(now).toISOString(),
+    };
+    kp.seed.fill(0);
+    kp.secretKey.fill(0);
+    return { record, publicKey: kp.publicKey };
+  }
+
+  /** Adds a wallet key and its verkey pointer to `op` (the pointer must not exist yet). */
+  write(op: Deno.AtomicOperation, record: WalletKeyRecord): void {
+    const pointer: WalletKeyPointer = { orgId: record.orgId, keyId: record.keyId };
+    op.check({ key: keys.agentKey(record.orgId, record.keyId), versionstamp: null })
+      .check({ key: keys.agentByVerkey(record.verkey), versionstamp: null })
+      .set(keys.agentKey(record.orgId, record.keyId), record)
+      .set(keys.agentByVerkey(record.verkey), pointer);
+  }
+
+  /** Opens a stored key. Throws when the seal does not open (wrong SECRETS_KEY, tampering). */
+  async open(record: WalletKeyRecord): Promise<WalletKey> {
+    const seed = await this.#secrets.open(
+      record.sealedSeed,
+      walletKeyAad(record.orgId, record.keyId),
+    );
+    const kp = generateEd25519KeyPair(seed);
+    seed.fill(0);
+    if (bytesToVerkey(kp.publicKey) !== record.verkey) {
+      throw new Error(
+        `wallet key ${record.keyId} of org ${record.orgId} does not match its verkey`,
+      );
+    }
+    return {
+      orgId: record.orgId,
+      keyId: record.keyId,
+      verkey: record.verkey,
+      publicKey: kp.publicKey,
+      secretKey: kp.secretKey,
+    };
+  }
+
+  /** The stored key `keyId` of `orgId`, opened; undefined when it no longer exists. */
+  async openKey(orgId: string, keyId: string): Promise<WalletKey | undefined> {
+    const stored = await this.#kv.get<WalletKeyRecord>(keys.agentKey(orgId, keyId));
+    return stored.value ? await this.open(stored.value) : undefined;
+  }
+
+  /**
+   * Finds the org and opened key owning a base58 verkey (an inbound envelope's recipient `kid`).
+   * Undefined when no configured org holds it (also for leftovers of a removed agent).
+   */
+  async findByVerkey(verkey: string): Promise<WalletKey | undefined> {
+    const ptr = await this.#kv.get<WalletKeyPointer>(keys.agentByVerkey(verkey));
+    if (!ptr.value) return undefined;
+    const { orgId, keyId } = ptr.value;
+    const [key, agent] = await this.#kv.getMany<[WalletKeyRecord, AgentRecord]>([
+      keys.agentKey(orgId, keyId),
+      keys.agent(orgId),
+    ]);
+    if (
+      !key?.value || !agent?.value || key.value.verkey !== verkey ||
+      key.value.agentId !== agent.value.id
+    ) return undefined;
+    return await this.open(key.value);
+  }
+
+  /** The org's agent identity (label, DID, verkey, endpoint, auto-accept policy), or undefined. */
+  async identity(orgId: string): Promise<OrgWallet | undefined> {
+    const r = (await readAgent(this.#kv, orgId)).value;
+    if (!r) return undefined;
+    return {
+      orgId: r.orgId,
+      agentId: r.id,
+      label: r.walletName,
+      did: r.did,
+      verkey: r.verkey,
+      keyId: r.keyId,
+      agentEndpoint: r.agentEndpoint,
+      autoAcceptCredentials: r.autoAcceptCredentials,
+    };
+  }
+
+  /**
+   * Deletes the wallet keys of agent `agentId` of `orgId` and their verkey pointers, in batches
+   * (each key with its pointer atomically). Keys of another agent of the org are left alone, so a
+   * removal that races a new configuration cannot take the new agent's keys. Returns the count.
+   */
+  async deleteKeys(orgId: string, agentId: string): Promise<number> {
+    let removed = 0;
+    let batch: WalletKeyRecord[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const op = this.#kv.atomic();
+      for (const k of batch) {
+        op.delete(keys.agentKey(orgId, k.keyId));
+        op.delete(keys.agentByVerkey(k.verkey));
+      }
+      await op.commit();
+      removed += batch.length;
+      batch = [];
+    };
+    for await (const e of this.#kv.list<WalletKeyRecord>({ prefix: keys.agentKeyPrefix(orgId) })) {
+      if (e.value.agentId !== agentId) continue;
+      batch.push(e.value);
+      if (batch.length >= 200) await flush();
+    }
+    await flush();
+    return removed;
+  }
 }
 
 /** For a SECRETS_KEY rotation: every wallet key of every org. */
@@ -100,108 +212,3 @@ export const walletKeyResealable: Resealable<WalletKeyRecord> = {
     return sealed === undefined ? undefined : { ...value, sealedSeed: sealed };
   },
 };
-
-/** Adds a wallet key and its verkey pointer to `op` (the pointer must not exist yet). */
-export function writeWalletKey(op: Deno.AtomicOperation, record: WalletKeyRecord): void {
-  const pointer: WalletKeyPointer = { orgId: record.orgId, keyId: record.keyId };
-  op.check({ key: keys.agentKey(record.orgId, record.keyId), versionstamp: null })
-    .check({ key: keys.agentByVerkey(record.verkey), versionstamp: null })
-    .set(keys.agentKey(record.orgId, record.keyId), record)
-    .set(keys.agentByVerkey(record.verkey), pointer);
-}
-
-/** Opens a stored key. Throws when the seal does not open (wrong SECRETS_KEY, tampering). */
-export async function openWalletKey(
-  secrets: SecretBox,
-  record: WalletKeyRecord,
-): Promise<WalletKey> {
-  const seed = await secrets.open(record.sealedSeed, walletKeyAad(record.orgId, record.keyId));
-  const kp = await generateEd25519KeyPair(seed);
-  seed.fill(0);
-  if (bytesToVerkey(kp.publicKey) !== record.verkey) {
-    throw new Error(`wallet key ${record.keyId} of org ${record.orgId} does not match its verkey`);
-  }
-  return {
-    orgId: record.orgId,
-    keyId: record.keyId,
-    verkey: record.verkey,
-    publicKey: kp.publicKey,
-    secretKey: kp.secretKey,
-  };
-}
-
-/**
- * Finds the org and opened key owning a base58 verkey (an inbound envelope's recipient `kid`).
- * Undefined when no configured org holds it (also for leftovers of a removed agent).
- */
-export async function findWalletKeyByVerkey(
-  kv: Deno.Kv,
-  secrets: SecretBox,
-  verkey: string,
-): Promise<WalletKey | undefined> {
-  const ptr = await kv.get<WalletKeyPointer>(keys.agentByVerkey(verkey));
-  if (!ptr.value) return undefined;
-  const { orgId, keyId } = ptr.value;
-  const [key, agent] = await kv.getMany<[WalletKeyRecord, AgentRecord]>([
-    keys.agentKey(orgId, keyId),
-    keys.agent(orgId),
-  ]);
-  if (
-    !key?.value || !agent?.value || key.value.verkey !== verkey ||
-    key.value.agentId !== agent.value.id
-  ) return undefined;
-  return await openWalletKey(secrets, key.value);
-}
-
-/** The org's agent identity (label, DID, verkey, endpoint, auto-accept policy), or undefined. */
-export async function getOrgWallet(kv: Deno.Kv, orgId: string): Promise<OrgWallet | undefined> {
-  const r = (await kv.get<AgentRecord>(keys.agent(orgId))).value;
-  if (!r) return undefined;
-  return {
-    orgId: r.orgId,
-    agentId: r.id,
-    label: r.walletName,
-    did: r.did,
-    verkey: r.verkey,
-    keyId: r.keyId,
-    agentEndpoint: r.agentEndpoint,
-    autoAcceptCredentials: r.autoAcceptCredentials,
-  };
-}
-
-/** The org's auto-accept policy for received credentials; `never` when no agent is configured. */
-export async function getAutoAcceptPolicy(kv: Deno.Kv, orgId: string): Promise<AutoAcceptPolicy> {
-  return (await getOrgWallet(kv, orgId))?.autoAcceptCredentials ?? "never";
-}
-
-/**
- * Deletes the wallet keys of agent `agentId` of `orgId` and their verkey pointers, in batches
- * (each key with its pointer atomically). Keys of another agent of the org are left alone, so a
- * removal that races a new configuration cannot take the new agent's keys. Returns the count.
- */
-export async function deleteWalletKeys(
-  kv: Deno.Kv,
-  orgId: string,
-  agentId: string,
-): Promise<number> {
-  let removed = 0;
-  let batch: WalletKeyRecord[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const op = kv.atomic();
-    for (const k of batch) {
-      op.delete(keys.agentKey(orgId, k.keyId));
-      op.delete(keys.agentByVerkey(k.verkey));
-    }
-    await op.commit();
-    removed += batch.length;
-    batch = [];
-  };
-  for await (const e of kv.list<WalletKeyRecord>({ prefix: keys.agentKeyPrefix(orgId) })) {
-    if (e.value.agentId !== agentId) continue;
-    batch.push(e.value);
-    if (batch.length >= 200) await flush();
-  }
-  await flush();
-  return removed;
-}

@@ -7,7 +7,7 @@
  */
 import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
-import type { OutboxHandler } from "../outbox/dispatcher.ts";
+import type { OutboxHandler } from "../outbox/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
 import type { AutoAcceptPayload } from "./inbound.ts";
 

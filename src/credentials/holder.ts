@@ -1,18 +1,19 @@
 /**
- * The holder's actions on an exchange: accept or decline an offer, accept a received credential.
- * Routes, inbound handlers and the auto-accept policy all go through these methods. Every change
- * is one version-checked atomic commit carrying the record, its event and the DIDComm message it
- * causes; a lost race is re-read and reported as 409 naming the state it found.
+ * The holder's side of Issue Credential 2.0 for every org of the service: reading exchange
+ * records and stored credentials, and the actions on an exchange (accept or decline an offer,
+ * accept a received credential). Routes, inbound handlers and the auto-accept policy all go
+ * through these methods. Every change is one version-checked atomic commit carrying the record,
+ * its event and the DIDComm message it causes; a lost race is re-read and reported as 409 naming
+ * the state it found.
  *
  * @module
  */
-import type { AppDeps } from "../deps.ts";
-import { verkeyToDidKey } from "../crypto/ed25519.ts";
+import type { AgentRecord, AutoAcceptPolicy } from "../agents/mod.ts";
+import { verkeyToDidKey } from "../crypto/mod.ts";
+import type { DidCommMessage, QueueMessageInput } from "../didcomm/mod.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
-import { keys } from "../kv/keys.ts";
-import { didKeyDocument } from "../did/methods/key.ts";
-import type { LdDidDocument, ResolveDid } from "./jsonld/types.ts";
-import type { CredentialDidcommPort, DidcommMessage } from "./didcomm_port.ts";
+import { atomicUpdate, type Page } from "../kv/mod.ts";
+import type { ResolveDid } from "./jsonld/types.ts";
 import { buildRequestDetail, type LdProofVcDetail } from "./jsonld_format.ts";
 import { ackMessage, PROBLEM_CODES, problemReportMessage, requestMessage } from "./messages.ts";
 import {
@@ -22,16 +23,33 @@ import {
   withState,
   wrongStateMessage,
 } from "./record.ts";
-import { addExchangeUpdate, readOrgExchange } from "./store.ts";
+import {
+  addExchangeUpdate,
+  listExchanges,
+  listW3cCredentials,
+  readExchange,
+  readOrgExchange,
+  readW3cCredential,
+  type W3cCredentialRecord,
+} from "./store.ts";
 
-/** The org's auto-accept policy (agent configuration); `never` without an agent. */
-export type AutoAccept = "never" | "contentApproved" | "always";
+/** What the holder needs of the DIDComm layer: queueing a message inside a commit. */
+export interface HolderDidcomm {
+  /** Adds `message` for the connection to `op`; 404 unknown connection, 409 not completed. */
+  queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void>;
+}
 
-/** Options of {@link CredentialHolder}. */
-export interface HolderOptions {
-  port: CredentialDidcommPort;
-  /** Resolves issuer DIDs for proof verification; default: did:key only. */
-  resolveDid?: ResolveDid;
+/** What the holder is built from. */
+export interface HolderDeps {
+  kv: Deno.Kv;
+  /** Woken after a commit that queued outbox messages. */
+  dispatcher: { wake(): void };
+  now: () => number;
+  /** The org agents: the auto-accept policy and the holder key. */
+  agents: { find(orgId: string): Promise<AgentRecord | undefined> };
+  didcomm: HolderDidcomm;
+  /** Resolves issuer DIDs for proof verification (the service's resolver). */
+  resolveDid: ResolveDid;
 }
 
 /** Options of {@link CredentialHolder.acceptOffer}. */
@@ -40,40 +58,60 @@ export interface AcceptOfferOptions {
   bindSubjectDid?: boolean;
 }
 
-/** Resolves did:key offline; other methods are not resolvable without the resolver facade. */
-export const resolveDidKeyOnly: ResolveDid = (did) => {
-  const doc = didKeyDocument(did);
-  return Promise.resolve(doc.ok ? doc.value as unknown as LdDidDocument : null);
-};
-
-const MAX_RACES = 5;
-
 /** The holder side of Issue Credential 2.0 for every org of the service. */
 export class CredentialHolder {
-  readonly deps: AppDeps;
-  readonly port: CredentialDidcommPort;
-  readonly resolveDid: ResolveDid;
+  readonly #d: HolderDeps;
 
-  constructor(deps: AppDeps, opts: HolderOptions) {
-    this.deps = deps;
-    this.port = opts.port;
-    this.resolveDid = opts.resolveDid ?? resolveDidKeyOnly;
+  constructor(deps: HolderDeps) {
+    this.#d = deps;
+  }
+
+  /** Resolves issuer DIDs for proof verification. */
+  get resolveDid(): ResolveDid {
+    return this.#d.resolveDid;
+  }
+
+  /** The exchange record `id` with its org, or undefined when there is none. */
+  async find(id: string): Promise<{ orgId: string; record: CredentialExchangeRecord } | undefined> {
+    const entry = await readExchange(this.#d.kv, id);
+    return entry ? { orgId: entry.value.orgId, record: entry.value.record } : undefined;
+  }
+
+  /** One page of the org's exchange records, newest first. */
+  list(
+    orgId: string,
+    q: { limit: number; cursor?: string; state?: CredentialState },
+  ): Promise<Page<CredentialExchangeRecord>> {
+    return listExchanges(this.#d.kv, orgId, q);
+  }
+
+  /** One page of the org's stored W3C credentials, newest first. */
+  listW3c(
+    orgId: string,
+    q: { limit: number; cursor?: string },
+  ): Promise<Page<W3cCredentialRecord>> {
+    return listW3cCredentials(this.#d.kv, orgId, q);
+  }
+
+  /** One stored W3C credential of the org; 404 when there is none. */
+  async getW3c(orgId: string, id: string): Promise<W3cCredentialRecord> {
+    const r = await readW3cCredential(this.#d.kv, orgId, id);
+    if (!r) throw notFound(`No W3C credential "${id}" in organization "${orgId}".`);
+    return r;
   }
 
   /** The org's auto-accept policy, read from its agent configuration. */
-  async autoAcceptPolicy(orgId: string): Promise<AutoAccept> {
-    const agent = await this.deps.kv.get<{ autoAcceptCredentials?: string }>(keys.agent(orgId));
-    const p = agent.value?.autoAcceptCredentials;
-    return p === "always" || p === "contentApproved" ? p : "never";
+  async autoAcceptPolicy(orgId: string): Promise<AutoAcceptPolicy> {
+    return (await this.#d.agents.find(orgId))?.autoAcceptCredentials ?? "never";
   }
 
   /** The org's holder did:key: the did:key of its agent key. */
   async holderDid(orgId: string): Promise<string> {
-    const agent = await this.deps.kv.get<{ verkey?: string }>(keys.agent(orgId));
-    if (typeof agent.value?.verkey !== "string") {
+    const agent = await this.#d.agents.find(orgId);
+    if (!agent) {
       throw conflict(`Organization "${orgId}" has no agent configured, so it has no holder DID.`);
     }
-    return verkeyToDidKey(agent.value.verkey);
+    return verkeyToDidKey(agent.verkey);
   }
 
   /**
@@ -90,31 +128,33 @@ export class CredentialHolder {
       now: number,
     ) => Promise<StoredExchange>,
   ): Promise<CredentialExchangeRecord> {
-    for (let attempt = 0;; attempt++) {
-      const entry = await readOrgExchange(this.deps.kv, orgId, id);
+    const { kv } = this.#d;
+    const next = await atomicUpdate(kv, async (op) => {
+      const entry = await readOrgExchange(kv, orgId, id);
       if (!entry) throw notFound(`No credential exchange record "${id}" exists.`);
       const state = entry.value.record.state;
       if (state !== from) throw conflict(wrongStateMessage(id, state, from));
-      const now = this.deps.now();
-      const op = this.deps.kv.atomic();
+      const now = this.#d.now();
       const next = await step(entry.value, op, now);
       addExchangeUpdate(op, entry, next, now);
-      const res = await op.commit();
-      if (res.ok) {
-        this.deps.dispatcher.wake();
-        return next.record;
-      }
-      if (attempt >= MAX_RACES) {
-        throw new AppError("conflict", 409, "The record is changing too fast; try again.");
-      }
-    }
+      return next;
+    }, {
+      tries: 6,
+      conflict: () => new AppError("conflict", 409, "The record is changing too fast; try again."),
+    });
+    this.#d.dispatcher.wake();
+    return next.record;
   }
 
   /** Queues `message` on the exchange's connection inside `op`. */
-  async #queue(op: Deno.AtomicOperation, stored: StoredExchange, message: DidcommMessage) {
+  async queue(op: Deno.AtomicOperation, stored: StoredExchange, message: DidCommMessage) {
     const { orgId, record } = stored;
     try {
-      await this.port.queueMessage(op, { orgId, connectionId: record.connectionId, message });
+      await this.#d.didcomm.queueMessage(op, {
+        orgId,
+        connectionId: record.connectionId,
+        message,
+      });
     } catch (err: unknown) {
       if (err instanceof AppError && err.status === 404) {
         // the record exists; its connection does not (any more): a state problem, not a 404
@@ -125,6 +165,14 @@ export class CredentialHolder {
       }
       throw err;
     }
+  }
+
+  /** Queues `message` on a connection inside `op` (replies to inbound messages). */
+  async queueOn(
+    op: Deno.AtomicOperation,
+    input: { orgId: string; connectionId: string; message: DidCommMessage },
+  ): Promise<void> {
+    await this.#d.didcomm.queueMessage(op, input);
   }
 
   /** `offer-received` → `request-sent`: sends the request for the offered credential. */
@@ -140,7 +188,7 @@ export class CredentialHolder {
         throw conflict(`Credential exchange "${id}" has no JSON-LD offer to accept.`);
       }
       const request = buildRequestDetail(offer, holderDid);
-      await this.#queue(op, stored, requestMessage(stored.record.threadId, request));
+      await this.queue(op, stored, requestMessage(stored.record.threadId, request));
       return {
         ...stored,
         record: withState(stored.record, "request-sent", now),
@@ -152,7 +200,7 @@ export class CredentialHolder {
   /** `offer-received` → `declined`, telling the issuer with a problem report. */
   async declineOffer(orgId: string, id: string): Promise<CredentialExchangeRecord> {
     return await this.transition(orgId, id, "offer-received", async (stored, op, now) => {
-      await this.#queue(
+      await this.queue(
         op,
         stored,
         problemReportMessage(
@@ -168,7 +216,7 @@ export class CredentialHolder {
   /** `credential-received` → `done`, with the ack in the same commit. */
   async acceptCredential(orgId: string, id: string): Promise<CredentialExchangeRecord> {
     return await this.transition(orgId, id, "credential-received", async (stored, op, now) => {
-      await this.#queue(op, stored, ackMessage(stored.record.threadId));
+      await this.queue(op, stored, ackMessage(stored.record.threadId));
       return { ...stored, record: withState(stored.record, "done", now) };
     });
   }

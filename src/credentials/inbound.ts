@@ -9,12 +9,12 @@
  *
  * @module
  */
-import { uuidv7 } from "../kv/ids.ts";
+import type { InboundContext, MessageHandlers } from "../didcomm/mod.ts";
+import { uuidv7 } from "../kv/mod.ts";
 import { log } from "../log.ts";
-import { enqueue } from "../outbox/outbox.ts";
+import { enqueue } from "../outbox/mod.ts";
 import { verifyCredential } from "./jsonld/verify.ts";
 import type { CredentialHolder } from "./holder.ts";
-import type { InboundMessage } from "./didcomm_port.ts";
 import { credentialMismatch } from "./jsonld_match.ts";
 import { type LdProofVcDetail, parseIssuedCredential, parseOffer } from "./jsonld_format.ts";
 import {
@@ -45,10 +45,23 @@ export interface AutoAcceptPayload {
   step: "accept-offer" | "accept-credential";
 }
 
-/** Inbound message handlers of the holder, keyed by message type. */
-export function inboundHandlers(holder: CredentialHolder) {
-  const { deps } = holder;
+/**
+ * What the holder's handlers read of a received message: the DIDComm layer's `InboundContext`
+ * (its writes go to `op`, committed with the message's processed marker).
+ */
+export type InboundMessage = Pick<
+  InboundContext,
+  "orgId" | "connectionId" | "message" | "op" | "now"
+>;
 
+/** A handler of one message type. */
+export type HolderMessageHandler = (inbound: InboundMessage) => Promise<void>;
+
+/** Inbound message handlers of the holder, keyed by message type. */
+export function holderHandlers(
+  holder: CredentialHolder,
+  kv: Deno.Kv,
+): Record<string, HolderMessageHandler> {
   /** Adds a problem report to the sender to `inbound.op`; logs only when there is no connection. */
   async function reply(inbound: InboundMessage, threadId: string, code: string, en: string) {
     log("warn", "credential exchange problem", {
@@ -61,7 +74,7 @@ export function inboundHandlers(holder: CredentialHolder) {
     });
     if (!inbound.connectionId) return;
     try {
-      await holder.port.queueMessage(inbound.op, {
+      await holder.queueOn(inbound.op, {
         orgId: inbound.orgId,
         connectionId: inbound.connectionId,
         message: problemReportMessage(threadId, code, en),
@@ -76,7 +89,7 @@ export function inboundHandlers(holder: CredentialHolder) {
 
   /** The exchange of a message's thread on the sender's connection, or null. */
   async function exchangeOf(inbound: InboundMessage, threadId: string) {
-    const entry = await readExchangeByThread(deps.kv, inbound.orgId, threadId);
+    const entry = await readExchangeByThread(kv, inbound.orgId, threadId);
     if (!entry || entry.value.record.connectionId !== inbound.connectionId) return null;
     return entry;
   }
@@ -99,7 +112,7 @@ export function inboundHandlers(holder: CredentialHolder) {
     if (!connectionId) {
       return await reply(inbound, threadId, PROBLEM_CODES.unexpected, "No connection.");
     }
-    if (await readExchangeByThread(deps.kv, orgId, threadId)) {
+    if (await readExchangeByThread(kv, orgId, threadId)) {
       return await reply(
         inbound,
         threadId,
@@ -139,7 +152,7 @@ export function inboundHandlers(holder: CredentialHolder) {
     if (parsed.ok) {
       await autoStep(inbound, record.id, "accept-offer");
     } else {
-      await holder.port.queueMessage(op, {
+      await holder.queueOn(op, {
         orgId,
         connectionId,
         message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, parsed.reason),
@@ -196,7 +209,7 @@ export function inboundHandlers(holder: CredentialHolder) {
           errorMessage: `${PROBLEM_CODES.abandoned}: ${problem}`.slice(0, 1000),
         }),
       };
-      await holder.port.queueMessage(op, {
+      await holder.queueOn(op, {
         orgId,
         connectionId: stored.record.connectionId,
         message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, problem),
@@ -254,4 +267,15 @@ export function inboundHandlers(holder: CredentialHolder) {
     [ISSUE_CREDENTIAL_V2.credential]: onCredential,
     [ISSUE_CREDENTIAL_V2.problemReport]: onProblemReport,
   };
+}
+
+/** Registers the holder's handlers (offer, credential, problem report) with the DIDComm layer. */
+export function registerHolderHandlers(
+  handlers: MessageHandlers,
+  holder: CredentialHolder,
+  kv: Deno.Kv,
+): void {
+  for (const [type, handler] of Object.entries(holderHandlers(holder, kv))) {
+    handlers.register(type, handler);
+  }
 }

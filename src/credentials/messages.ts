@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DidcommMessage } from "./didcomm_port.ts";
+import type { DidCommMessage } from "../didcomm/mod.ts";
 
 const BASE = "https://didcomm.org/issue-credential/2.0";
 
@@ -55,7 +55,7 @@ export function jsonToBase64(value: unknown): string {
 }
 
 /** `request-credential` carrying one JSON-LD detail attachment, on thread `threadId`. */
-export function requestMessage(threadId: string, detail: Record<string, unknown>): DidcommMessage {
+export function requestMessage(threadId: string, detail: Record<string, unknown>): DidCommMessage {
   const attachId = crypto.randomUUID();
   return {
     "@type": ISSUE_CREDENTIAL_V2.request,
@@ -71,7 +71,7 @@ export function requestMessage(threadId: string, detail: Record<string, unknown>
 }
 
 /** The `ack` (`status: "OK"`) that completes the exchange on thread `threadId`. */
-export function ackMessage(threadId: string): DidcommMessage {
+export function ackMessage(threadId: string): DidCommMessage {
   return {
     "@type": ISSUE_CREDENTIAL_V2.ack,
     "@id": crypto.randomUUID(),
@@ -85,7 +85,7 @@ export function problemReportMessage(
   threadId: string,
   code: string,
   explanation: string,
-): DidcommMessage {
+): DidCommMessage {
   return {
     "@type": ISSUE_CREDENTIAL_V2.problemReport,
     "@id": crypto.randomUUID(),

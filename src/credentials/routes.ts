@@ -9,51 +9,55 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppDeps } from "../deps.ts";
-import { errorResponses } from "../http/openapi.ts";
 import { notFound } from "../errors.ts";
-import { isOrgMember, requireBearer, requireOrgMember } from "../http/auth.ts";
-import type { AppEnv } from "../http/env.ts";
-import { createRouter } from "../http/router.ts";
-import { keys } from "../kv/keys.ts";
-import { listPage, parseLimit } from "../kv/store.ts";
+import {
+  type AppEnv,
+  authenticate,
+  createRouter,
+  errorResponses,
+  isOrgMember,
+  jsonContent as json,
+  OrgParams,
+  requireOrg,
+  type TokenVerifier,
+} from "../http/mod.ts";
+import { parseLimit } from "../kv/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
-import type { StoredExchange } from "./record.ts";
+import type { CredentialExchangeRecord } from "./record.ts";
 import {
   AcceptOfferBody,
   CredentialExchangeList,
   CredentialExchangeRecordSchema,
   IdParam,
   ListQuery,
-  OrgParam,
   PageQuery,
   RecordIdBody,
   W3cCredentialList,
   W3cCredentialSchema,
 } from "./schemas.ts";
-import { readExchange, type W3cCredentialRecord } from "./store.ts";
 
-const json = <T>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
+/** What the credential routes use. */
+export interface CredentialRoutesDeps {
+  holder: CredentialHolder;
+  verifier: TokenVerifier;
+}
 
-/** The credential routes; `holder` is looked up per request (set up after the app is built). */
-export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) {
+/** The credential routes. */
+export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
   const app = createRouter();
+  const auth = authenticate(verifier);
+  const member = requireOrg(verifier, "member");
 
-  const auth = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-    c.set("principal", await deps.verifier.verify(requireBearer(c.req.header("authorization"))));
-    await next();
-  };
-
-  /** The org of record `id` when the caller may see it; 404 otherwise (existence never leaks). */
-  const orgOfRecord = async (c: Context<AppEnv>, id: string): Promise<string> => {
-    const entry = await readExchange(deps.kv, id);
-    if (!entry || !isOrgMember(c.var.principal, entry.value.orgId)) {
+  /** The record `id` and its org when the caller may see it; 404 otherwise (never leaks). */
+  const visibleRecord = async (
+    c: Context<AppEnv>,
+    id: string,
+  ): Promise<{ orgId: string; record: CredentialExchangeRecord }> => {
+    const found = await holder.find(id);
+    if (!found || !isOrgMember(c.var.principal, found.orgId)) {
       throw notFound(`No credential exchange record "${id}" exists.`);
     }
-    return entry.value.orgId;
+    return found;
   };
 
   const acceptCredential = (path: string) =>
@@ -77,8 +81,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
   for (const path of ["/credentials/accept-credential", "/didcomm/credentials/accept-credential"]) {
     app.openapi(acceptCredential(path), async (c) => {
       const { credentialRecordId: id } = c.req.valid("json");
-      const orgId = await orgOfRecord(c, id);
-      return c.json(await holder().acceptCredential(orgId, id), 200);
+      const { orgId } = await visibleRecord(c, id);
+      return c.json(await holder.acceptCredential(orgId, id), 200);
     });
   }
 
@@ -99,8 +103,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
     }),
     async (c) => {
       const { credentialRecordId: id, bindSubjectDid } = c.req.valid("json");
-      const orgId = await orgOfRecord(c, id);
-      return c.json(await holder().acceptOffer(orgId, id, { bindSubjectDid }), 200);
+      const { orgId } = await visibleRecord(c, id);
+      return c.json(await holder.acceptOffer(orgId, id, { bindSubjectDid }), 200);
     },
   );
 
@@ -121,8 +125,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
     }),
     async (c) => {
       const { credentialRecordId: id } = c.req.valid("json");
-      const orgId = await orgOfRecord(c, id);
-      return c.json(await holder().declineOffer(orgId, id), 200);
+      const { orgId } = await visibleRecord(c, id);
+      return c.json(await holder.declineOffer(orgId, id), 200);
     },
   );
 
@@ -141,11 +145,7 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const entry = await readExchange(deps.kv, id);
-      if (!entry || !isOrgMember(c.var.principal, entry.value.orgId)) {
-        throw notFound(`No credential exchange record "${id}" exists.`);
-      }
-      return c.json(entry.value.record, 200);
+      return c.json((await visibleRecord(c, id)).record, 200);
     },
   );
 
@@ -155,8 +155,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
       path: "/orgs/{orgId}/credentials",
       tags: ["credentials"],
       summary: "The org's credential exchange records, newest first",
-      middleware: [auth] as const,
-      request: { params: OrgParam, query: ListQuery },
+      middleware: [member] as const,
+      request: { params: OrgParams, query: ListQuery },
       responses: {
         200: json(CredentialExchangeList, "A page of records."),
         ...errorResponses(400, 401, 403, 503),
@@ -164,14 +164,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
     }),
     async (c) => {
       const { orgId } = c.req.valid("param");
-      requireOrgMember(c.var.principal, orgId);
       const { state, limit, cursor } = c.req.valid("query");
-      const page = await listPage<StoredExchange>(deps.kv, keys.credentialPrefix(orgId), {
-        limit: parseLimit(limit),
-        cursor,
-        filter: state ? (s) => s.record.state === state : undefined,
-      });
-      return c.json({ data: page.data.map((s) => s.record), nextCursor: page.nextCursor }, 200);
+      return c.json(await holder.list(orgId, { limit: parseLimit(limit), cursor, state }), 200);
     },
   );
 
@@ -181,8 +175,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
       path: "/orgs/{orgId}/w3c-credentials",
       tags: ["credentials"],
       summary: "The org's stored W3C verifiable credentials, newest first",
-      middleware: [auth] as const,
-      request: { params: OrgParam, query: PageQuery },
+      middleware: [member] as const,
+      request: { params: OrgParams, query: PageQuery },
       responses: {
         200: json(W3cCredentialList, "A page of credentials."),
         ...errorResponses(400, 401, 403, 503),
@@ -190,13 +184,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
     }),
     async (c) => {
       const { orgId } = c.req.valid("param");
-      requireOrgMember(c.var.principal, orgId);
       const { limit, cursor } = c.req.valid("query");
-      const page = await listPage<W3cCredentialRecord>(deps.kv, keys.w3cCredentialPrefix(orgId), {
-        limit: parseLimit(limit),
-        cursor,
-      });
-      return c.json(page, 200);
+      return c.json(await holder.listW3c(orgId, { limit: parseLimit(limit), cursor }), 200);
     },
   );
 
@@ -206,8 +195,8 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
       path: "/orgs/{orgId}/w3c-credentials/{id}",
       tags: ["credentials"],
       summary: "One stored W3C verifiable credential",
-      middleware: [auth] as const,
-      request: { params: OrgParam.merge(IdParam) },
+      middleware: [member] as const,
+      request: { params: OrgParams.merge(IdParam) },
       responses: {
         200: json(W3cCredentialSchema, "The credential."),
         ...errorResponses(400, 401, 403, 404, 503),
@@ -215,10 +204,7 @@ export function credentialRoutes(deps: AppDeps, holder: () => CredentialHolder) 
     }),
     async (c) => {
       const { orgId, id } = c.req.valid("param");
-      requireOrgMember(c.var.principal, orgId);
-      const entry = await deps.kv.get<W3cCredentialRecord>(keys.w3cCredential(orgId, id));
-      if (!entry.value) throw notFound(`No W3C credential "${id}" in organization "${orgId}".`);
-      return c.json(entry.value, 200);
+      return c.json(await holder.getW3c(orgId, id), 200);
     },
   );
 

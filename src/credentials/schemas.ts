@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { CREDENTIAL_STATES } from "./record.ts";
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const uuid = (what: string) =>
   z.string().regex(UUID_RE, `${what} must be a UUID.`).openapi({
@@ -93,11 +93,6 @@ export const W3cCredentialList = z.object({
   data: z.array(W3cCredentialSchema),
   nextCursor: z.string().nullable(),
 }).openapi("W3cCredentialList");
-
-/** Path parameter `orgId`. */
-export const OrgParam = z.object({
-  orgId: z.string().min(1).max(64).openapi({ param: { name: "orgId", in: "path" } }),
-});
 
 /** Path parameter `id` (a record id). */
 export const IdParam = z.object({

@@ -13,8 +13,8 @@
  *
  * @module
  */
-import { keys } from "../kv/keys.ts";
-import { emit } from "../webhooks/emit.ts";
+import { keys, listPage, type Page } from "../kv/mod.ts";
+import { emit } from "../webhooks/mod.ts";
 import type { CredentialExchangeRecord, CredentialState, StoredExchange } from "./record.ts";
 
 /** A stored W3C verifiable credential (Credo's `W3cCredentialRecord` JSON, JSON-LD only). */
@@ -178,4 +178,36 @@ export function addW3cCredential(
 ): void {
   op.check({ key: keys.w3cCredential(orgId, record.id), versionstamp: null })
     .set(keys.w3cCredential(orgId, record.id), record);
+}
+
+/** One page of an org's exchange records, newest first, optionally only those in `state`. */
+export async function listExchanges(
+  kv: Deno.Kv,
+  orgId: string,
+  q: { limit: number; cursor?: string; state?: CredentialState },
+): Promise<Page<CredentialExchangeRecord>> {
+  const page = await listPage<StoredExchange>(kv, keys.credentialPrefix(orgId), {
+    limit: q.limit,
+    cursor: q.cursor,
+    filter: q.state ? (s) => s.record.state === q.state : undefined,
+  });
+  return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
+}
+
+/** One page of an org's stored W3C credentials, newest first. */
+export function listW3cCredentials(
+  kv: Deno.Kv,
+  orgId: string,
+  q: { limit: number; cursor?: string },
+): Promise<Page<W3cCredentialRecord>> {
+  return listPage<W3cCredentialRecord>(kv, keys.w3cCredentialPrefix(orgId), q);
+}
+
+/** One stored W3C credential of `orgId`, or undefined. */
+export async function readW3cCredential(
+  kv: Deno.Kv,
+  orgId: string,
+  id: string,
+): Promise<W3cCredentialRecord | undefined> {
+  return (await kv.get<W3cCredentialRecord>(keys.w3cCredential(orgId, id))).value ?? undefined;
 }

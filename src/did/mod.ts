@@ -1,117 +1,35 @@
 /**
- * Public surface of DID resolution. Other features (DIDComm, credentials) call
- * `didResolverFor(deps).resolve(did)`; every caller of one `AppDeps` shares one resolver, so its
- * memo, LRU and single-flight are shared with `GET /dids/{did}`.
+ * DID resolution: the resolver (methods, cache) and `GET /dids/{did}`. Other features get the
+ * one resolver the composition built and call `resolver.resolve(did)`:
  *
  * ```ts
- * const r = await didResolverFor(deps).resolve("did:peer:2.Vz6Mk...");
+ * const r = await resolver.resolve("did:peer:2.Vz6Mk...");
  * if (r.didDocument) { ... } else { r.didResolutionMetadata.error; r.didResolutionMetadata.message }
  * ```
+ *
+ * @module
  */
-import type { Config } from "../config.ts";
-import type { SafeFetch } from "../outbound/mod.ts";
-import { type CachingResolver, createCachingResolver } from "./cache.ts";
-import { jwkMethod } from "./methods/jwk.ts";
-import { keyMethod } from "./methods/key.ts";
-import { createPeerMethod } from "./methods/peer.ts";
-import { createUniversalResolver } from "./methods/universal.ts";
-import { createWebMethod } from "./methods/web.ts";
-import { KvPeerLongFormStore } from "./peer_long_form_kv.ts";
-import { createRegistry, type DidRegistry } from "./resolver.ts";
-import type { DidMethod } from "./types.ts";
-
+export {
+  createDidResolver,
+  type DidResolver,
+  type DidResolverDeps,
+  type DidResolverOptions,
+} from "./create.ts";
+export { didRoutes, type DidRoutesDeps } from "./routes.ts";
 export type { DidAnswer } from "./answer.ts";
 export type { ResolveOptions } from "./cache.ts";
-export type {
-  DidDocument,
-  DidDocumentMetadata,
-  DidResolutionMetadata,
-  DidResolutionResult,
-  DidService,
-  VerificationMethod,
+export {
+  type DidDocument,
+  type DidDocumentMetadata,
+  type DidMethod,
+  type DidResolutionMetadata,
+  type DidResolutionResult,
+  type DidService,
+  type ParsedDid,
+  resolutionError,
+  type ResolveContext,
+  type VerificationMethod,
 } from "./types.ts";
-export { parseDid } from "./syntax.ts";
+export { parseDid, parseDidWithReason } from "./syntax.ts";
 export { type DidCommService, didCommServices } from "./didcomm_services.ts";
-
-/** What the resolver needs from `AppDeps`. */
-export interface DidResolverDeps {
-  config: Pick<Config, "outbound" | "didCacheTtlSeconds" | "universalResolverUrl">;
-  kv: Deno.Kv;
-  safeFetch: SafeFetch;
-  now: () => number;
-}
-
-/** Tuning, mostly for tests and benchmarks. */
-export interface DidResolverOptions {
-  /** did:web fetch timeout (ms), default 5000. */
-  webTimeoutMs?: number;
-  /** did:web body cap (bytes), default 256 KiB. */
-  webMaxBytes?: number;
-  /** Bound of the deterministic memo, default 10 000. */
-  memoSize?: number;
-  /** Bound of the network LRU, default 5 000. */
-  lruSize?: number;
-  /** Extra or replacement methods (by name). */
-  methods?: DidMethod[];
-}
-
-/** A caching DID resolver plus its method registry. */
-export interface DidResolver extends CachingResolver {
-  /** The uncached registry (methods by name, routing). */
-  readonly registry: DidRegistry;
-}
-
-/**
- * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
- * (https unless `OUTBOUND_REQUIRE_HTTPS=false`), and the universal resolver for other methods
- * when `UNIVERSAL_RESOLVER_URL` is set.
- */
-export function createDidResolver(
-  deps: DidResolverDeps,
-  options: DidResolverOptions = {},
-): DidResolver {
-  const methods: DidMethod[] = [
-    keyMethod,
-    jwkMethod,
-    createPeerMethod({ store: new KvPeerLongFormStore(deps.kv) }),
-    createWebMethod({
-      safeFetch: deps.safeFetch,
-      useHttp: !deps.config.outbound.requireHttps,
-      timeoutMs: options.webTimeoutMs,
-      maxBytes: options.webMaxBytes,
-    }),
-    ...(options.methods ?? []),
-  ];
-  const url = deps.config.universalResolverUrl;
-  const registry = createRegistry({
-    methods,
-    fallback: url
-      ? createUniversalResolver({ baseUrl: url, safeFetch: deps.safeFetch })
-      : undefined,
-  });
-  const cached = createCachingResolver(registry, {
-    kv: deps.kv,
-    ttlSeconds: deps.config.didCacheTtlSeconds,
-    now: deps.now,
-    memoSize: options.memoSize,
-    lruSize: options.lruSize,
-  });
-  return { ...cached, registry };
-}
-
-const shared = new WeakMap<object, DidResolver>();
-
-/** The one resolver of `deps` (created on first use with default options). */
-export function didResolverFor(deps: DidResolverDeps): DidResolver {
-  let r = shared.get(deps);
-  if (!r) {
-    r = createDidResolver(deps);
-    shared.set(deps, r);
-  }
-  return r;
-}
-
-/** Installs `resolver` as the one of `deps` (tests that need options, e.g. a short timeout). */
-export function setDidResolver(deps: DidResolverDeps, resolver: DidResolver): void {
-  shared.set(deps, resolver);
-}
+export { createPeerDid2 } from "./methods/peer.ts";

@@ -16,16 +16,20 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { errorResponses } from "../http/openapi.ts";
-import type { AppDeps } from "../deps.ts";
-import { requireBearer } from "../http/auth.ts";
-import type { AppEnv } from "../http/env.ts";
-import { withFastLane } from "../http/fast_lane.ts";
-import { logRequest, requestIdFrom } from "../http/request_id.ts";
-import { createRouter } from "../http/router.ts";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import {
+  type AppEnv,
+  createRouter,
+  errorResponses,
+  type FastLane,
+  logRequest,
+  requestIdFrom,
+  requireBearer,
+  type TokenVerifier,
+} from "../http/mod.ts";
 import { negotiate, type Representation, RESOLUTION_PROFILE } from "./content_negotiation.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
-import { didResolverFor } from "./mod.ts";
+import type { CachingResolver } from "./cache.ts";
 import { DidDocumentSchema, DidResolutionResultSchema } from "./schemas.ts";
 import { resolutionError } from "./types.ts";
 
@@ -118,10 +122,19 @@ const route = (isPublic: boolean) =>
     },
   });
 
-/** The DID resolution feature router. */
-export function didRoutes(deps: AppDeps) {
+/** What the DID routes use. */
+export interface DidRoutesDeps {
+  resolver: CachingResolver;
+  verifier: TokenVerifier;
+  /** `DID_RESOLUTION_PUBLIC`: no token needed. */
+  isPublic: boolean;
+  now: () => number;
+}
+
+/** The DID resolution router and its fast lane (mount both with `createApp`). */
+export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; lane: FastLane } {
   const app = createRouter();
-  const isPublic = deps.config.didResolutionPublic;
+  const isPublic = deps.isPublic;
   const scope = isPublic ? "public" : "private";
   const immutable = `${scope}, max-age=${IMMUTABLE_SECONDS}, immutable`;
   const notAcceptable = encoder.encode(JSON.stringify(withServedFromCache(
@@ -153,7 +166,7 @@ export function didRoutes(deps: AppDeps) {
     return age === -1 ? immutable : age === -2 ? "no-store" : `${scope}, max-age=${age}`;
   }
 
-  const resolver = didResolverFor(deps);
+  const resolver = deps.resolver;
   // Prepared responses per answer and representation, cloned per request: building a Response
   // validates every header (about 1 µs each); a clone copies them. Rebuilt when the max-age
   // changes (cached network answers count it down, one second at a time).
@@ -243,5 +256,5 @@ export function didRoutes(deps: AppDeps) {
     else answer = resolver.peek(did) ?? await resolver.resolveAnswer(did);
     return respond(answer, rep);
   });
-  return withFastLane(app, lane);
+  return { router: app, lane };
 }

@@ -9,18 +9,16 @@
  *
  * @module
  */
-import type { AppDeps } from "../deps.ts";
-import { keys } from "../kv/keys.ts";
-import { log } from "../log.ts";
+import type { Wallet, WalletKey } from "../agents/mod.ts";
 import { ConflictError } from "../errors.ts";
-import { enqueue } from "../outbox/outbox.ts";
-import type { HandlerResult, OutboxHandler } from "../outbox/dispatcher.ts";
-import { findWalletKeyByVerkey, type WalletKey } from "../agents/wallet.ts";
+import { atomicUpdate, keys } from "../kv/mod.ts";
+import { log } from "../log.ts";
+import { enqueue, type HandlerResult, type OutboxHandler } from "../outbox/mod.ts";
 import { EnvelopeError, type UnpackedMessage, unpackMessage } from "./envelope.ts";
 import { parseForward } from "./forward.ts";
 import { type DidCommMessage, isDidCommMessage } from "./messages.ts";
 import { findConnectionByKey } from "./connections/record.ts";
-import { findHandler, type InboundContext } from "./dispatch.ts";
+import type { InboundContext, MessageHandlers } from "./handlers.ts";
 import {
   DidCommProblem,
   mayAnswerWithProblem,
@@ -39,6 +37,15 @@ export const MAX_INBOUND_MESSAGE_BYTES = 56 * 1024;
 export const SEEN_TTL_MS = 30 * 24 * 3_600_000;
 /** Retries of processing that failed for a transient reason (KV contention or outage). */
 export const INBOUND_SCHEDULE: readonly number[] = [500, 2_000, 10_000, 60_000, 300_000];
+
+/** What inbound processing uses. */
+export interface InboundDeps {
+  kv: Deno.Kv;
+  wallet: Wallet;
+  handlers: MessageHandlers;
+  dispatcher: { wake(): void };
+  now: () => number;
+}
 
 /** A stored received message. */
 export interface InboundPayload {
@@ -64,7 +71,7 @@ export interface SeenMarker {
  * A message too large to store, from the other side of a completed connection: it gets a problem
  * report on its thread (so the sender's exchange ends with a reason instead of waiting).
  */
-async function answerTooLarge(deps: AppDeps, payload: InboundPayload, size: number) {
+async function answerTooLarge(deps: InboundDeps, payload: InboundPayload, size: number) {
   const found = await findConnectionByKey(deps.kv, payload.orgId, payload.recipientKey);
   const conn = found?.value;
   log("info", "DIDComm message too large to accept", {
@@ -101,11 +108,14 @@ export type ReceiveResult = { stored: true; orgId: string; duplicate: boolean };
  * Decrypts and stores one envelope. Throws `EnvelopeError` for anything undecryptable, not for
  * us, malformed or too large (the route answers 400 with no detail).
  */
-export async function receiveEnvelope(deps: AppDeps, body: Uint8Array): Promise<ReceiveResult> {
+export async function receiveEnvelope(
+  deps: InboundDeps,
+  body: Uint8Array,
+): Promise<ReceiveResult> {
   if (body.length > MAX_ENVELOPE_BYTES) throw new EnvelopeError("envelope too large", "too_large");
   const opened = new Map<string, WalletKey>();
   const find = async (verkey: string) => {
-    const k = opened.get(verkey) ?? await findWalletKeyByVerkey(deps.kv, deps.secrets, verkey);
+    const k = opened.get(verkey) ?? await deps.wallet.findByVerkey(verkey);
     if (k) opened.set(verkey, k);
     return k?.secretKey;
   };
@@ -156,8 +166,11 @@ export async function receiveEnvelope(deps: AppDeps, body: Uint8Array): Promise<
 type Skip = { skip: string };
 
 /** Runs the handler of `ctx.message`; returns a reason when the message is dropped instead. */
-async function runHandler(ctx: InboundContext): Promise<Skip | undefined> {
-  const reg = findHandler(ctx.message["@type"]);
+async function runHandler(
+  handlers: MessageHandlers,
+  ctx: InboundContext,
+): Promise<Skip | undefined> {
+  const reg = handlers.find(ctx.message["@type"]);
   if (!reg) {
     throw new DidCommProblem(
       MESSAGE_PARSE_FAILURE,
@@ -193,59 +206,89 @@ function markProcessed(
   op.check(seen).set(key, marker, { expireIn: SEEN_TTL_MS });
 }
 
+/** A handler refused the message (DidCommProblem) or failed on it. */
+class HandlerFailure extends Error {
+  constructor(readonly reason: unknown) {
+    super("the message handler failed");
+  }
+}
+
 /** Processes one stored message (at most once in effect); retried on contention. */
 async function processInbound(
-  deps: AppDeps,
+  deps: InboundDeps,
   outboxId: string,
   p: InboundPayload,
 ): Promise<HandlerResult> {
   const fields = { orgId: p.orgId, type: p.message["@type"], id: p.message["@id"] };
-  for (let attempt = 0; attempt < 6; attempt++) {
-    const seen = await deps.kv.get<SeenMarker>(keys.didcommSeen(p.orgId, p.seenId));
-    if (seen.value?.status === "processed") return { ok: true };
-    const entry = await findConnectionByKey(deps.kv, p.orgId, p.recipientKey) ?? null;
-    const now = deps.now();
-    const ctx: InboundContext = {
-      deps,
-      orgId: p.orgId,
-      connectionId: entry?.value?.id ?? null,
-      connection: entry?.value ?? null,
-      connectionEntry: entry,
-      message: p.message,
-      senderKey: p.senderKey,
-      recipientKey: p.recipientKey,
-      op: deps.kv.atomic(),
-      now,
-    };
-    markProcessed(ctx.op, seen, p, outboxId, now);
-    try {
-      const skipped = await runHandler(ctx);
-      if (skipped) log("warn", "inbound DIDComm message dropped", { ...fields, why: skipped.skip });
-    } catch (err) {
-      if (err instanceof ConflictError) continue;
-      const problem = err instanceof DidCommProblem ? err : undefined;
-      if (!problem) log("error", "inbound DIDComm handler failed", { ...fields, error: err });
-      else log("info", "inbound DIDComm message refused", { ...fields, code: problem.code });
-      ctx.op = deps.kv.atomic();
-      markProcessed(ctx.op, seen, p, outboxId, now);
-      if (ctx.connection && mayAnswerWithProblem(p.message)) {
-        const report = problem
-          ? problemReportFor(p.message, problem.code, problem.message)
-          : problemReportFor(p.message, "processing-error", "The message could not be processed.");
-        queueMessageOn(ctx.op, ctx.connection, report, now);
+  const seenKey = keys.didcommSeen(p.orgId, p.seenId);
+  const changing = (): HandlerResult => ({
+    ok: false,
+    error: "The message's records kept changing while it was processed.",
+  });
+  try {
+    // The handler's writes commit together with the marker turning "processed".
+    await atomicUpdate(deps.kv, async (op) => {
+      const seen = await deps.kv.get<SeenMarker>(seenKey);
+      if (seen.value?.status === "processed") return;
+      const entry = await findConnectionByKey(deps.kv, p.orgId, p.recipientKey) ?? null;
+      const now = deps.now();
+      markProcessed(op, seen, p, outboxId, now);
+      const ctx: InboundContext = {
+        orgId: p.orgId,
+        connectionId: entry?.value?.id ?? null,
+        connection: entry?.value ?? null,
+        connectionEntry: entry,
+        message: p.message,
+        senderKey: p.senderKey,
+        recipientKey: p.recipientKey,
+        op,
+        now,
+      };
+      let skipped: Skip | undefined;
+      try {
+        skipped = await runHandler(deps.handlers, ctx);
+      } catch (err) {
+        if (err instanceof ConflictError) throw err;
+        throw new HandlerFailure(err);
       }
-    }
-    const res = await ctx.op.commit();
-    if (res.ok) {
-      deps.dispatcher.wake();
-      return { ok: true };
+      if (skipped) log("warn", "inbound DIDComm message dropped", { ...fields, why: skipped.skip });
+    }, { tries: 6 });
+  } catch (err) {
+    if (err instanceof ConflictError) return changing();
+    if (!(err instanceof HandlerFailure)) throw err;
+    const problem = err.reason instanceof DidCommProblem ? err.reason : undefined;
+    if (!problem) log("error", "inbound DIDComm handler failed", { ...fields, error: err.reason });
+    else log("info", "inbound DIDComm message refused", { ...fields, code: problem.code });
+    try {
+      // None of the handler's writes: only the marker, and a problem report to the sender.
+      await atomicUpdate(deps.kv, async (op) => {
+        const seen = await deps.kv.get<SeenMarker>(seenKey);
+        if (seen.value?.status === "processed") return;
+        const entry = await findConnectionByKey(deps.kv, p.orgId, p.recipientKey);
+        const now = deps.now();
+        markProcessed(op, seen, p, outboxId, now);
+        if (entry?.value && mayAnswerWithProblem(p.message)) {
+          const report = problem
+            ? problemReportFor(p.message, problem.code, problem.message)
+            : problemReportFor(
+              p.message,
+              "processing-error",
+              "The message could not be processed.",
+            );
+          queueMessageOn(op, entry.value, report, now);
+        }
+      }, { tries: 6 });
+    } catch (again) {
+      if (again instanceof ConflictError) return changing();
+      throw again;
     }
   }
-  return { ok: false, error: "The message's records kept changing while it was processed." };
+  deps.dispatcher.wake();
+  return { ok: true };
 }
 
 /** The outbox handler of {@link INBOUND_KIND}. */
-export function inboundProcessingHandler(deps: AppDeps): OutboxHandler<InboundPayload> {
+export function inboundProcessingHandler(deps: InboundDeps): OutboxHandler<InboundPayload> {
   return {
     schedule: INBOUND_SCHEDULE,
     handle: (msg) => processInbound(deps, msg.id, msg.payload),

@@ -10,8 +10,8 @@ import { AppError, badRequest } from "../errors.ts";
 import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbound/mod.ts";
 import type { DidCommTarget } from "./connections/record.ts";
 import { type HandshakeProtocol, normalizeType, parseMessageType, Protocols } from "./messages.ts";
-import { DidUnusableError, resolveTarget } from "./resolve.ts";
-import { toVerkey } from "../crypto/ed25519.ts";
+import { type DidcommResolver, DidUnusableError, resolveTarget } from "./resolve.ts";
+import { toVerkey } from "../crypto/mod.ts";
 
 /** What we need of a received invitation. */
 export interface ParsedInvitation {
@@ -158,9 +158,9 @@ function httpEndpoint(value: unknown, field: string): string {
   return value;
 }
 
-async function didTarget(did: string): Promise<DidCommTarget> {
+async function didTarget(resolver: DidcommResolver, did: string): Promise<DidCommTarget> {
   try {
-    return await resolveTarget(did);
+    return await resolveTarget(resolver, did);
   } catch (err) {
     if (err instanceof DidUnusableError) invalid(`The invitation's service DID: ${err.message}`);
     throw err;
@@ -189,7 +189,10 @@ function chooseHandshake(list: unknown): HandshakeProtocol {
 }
 
 /** Validates an invitation object and picks the handshake and the service. 400 when unusable. */
-export async function parseInvitation(inv: Record<string, unknown>): Promise<ParsedInvitation> {
+export async function parseInvitation(
+  resolver: DidcommResolver,
+  inv: Record<string, unknown>,
+): Promise<ParsedInvitation> {
   if (JSON.stringify(inv).length > MAX_INVITATION_CHARS) invalid("The invitation is too large.");
   const type = typeof inv["@type"] === "string" ? normalizeType(inv["@type"]) : "";
   const parsed = parseMessageType(type);
@@ -207,7 +210,9 @@ export async function parseInvitation(inv: Record<string, unknown>): Promise<Par
     let lastError: unknown;
     for (const s of services) {
       try {
-        if (typeof s === "string") return { id, label, protocol, target: await didTarget(s) };
+        if (typeof s === "string") {
+          return { id, label, protocol, target: await didTarget(resolver, s) };
+        }
         if (!isObject(s)) invalid("An invitation service is neither a DID nor an object.");
         return {
           id,
@@ -228,7 +233,7 @@ export async function parseInvitation(inv: Record<string, unknown>): Promise<Par
   if (parsed?.protocol === "connections" && parsed.major === 1 && parsed.name === "invitation") {
     const protocol = Protocols.connections;
     if (typeof inv.did === "string") {
-      return { id, label, protocol, target: await didTarget(inv.did) };
+      return { id, label, protocol, target: await didTarget(resolver, inv.did) };
     }
     return {
       id,

@@ -8,14 +8,16 @@
  *
  * @module
  */
-import type { AppDeps } from "../deps.ts";
+import type { Wallet } from "../agents/mod.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
-import { keys } from "../kv/keys.ts";
-import { enqueue, type OutboxMessage } from "../outbox/outbox.ts";
-import type { HandlerResult, OutboxHandler } from "../outbox/dispatcher.ts";
-import { SafeFetchError } from "../outbound/mod.ts";
-import { emit } from "../webhooks/emit.ts";
-import { openWalletKey, type WalletKeyRecord } from "../agents/wallet.ts";
+import {
+  enqueue,
+  type HandlerResult,
+  type OutboxHandler,
+  type OutboxMessage,
+} from "../outbox/mod.ts";
+import { type SafeFetch, SafeFetchError } from "../outbound/mod.ts";
+import { emit } from "../webhooks/mod.ts";
 import { packMessage } from "./envelope.ts";
 import { wrapForRouting } from "./forward.ts";
 import { type DidCommMessage, isDidCommMessage, threadIdOf } from "./messages.ts";
@@ -95,7 +97,7 @@ export interface QueueMessageInput {
  * `requireCompleted: false`). Call `deps.dispatcher.wake()` after committing `op`.
  */
 export async function queueMessage(
-  deps: AppDeps,
+  deps: { kv: Deno.Kv; now: () => number },
   op: Deno.AtomicOperation,
   input: QueueMessageInput,
 ): Promise<OutboxMessage<OutboundPayload>> {
@@ -116,13 +118,18 @@ export async function queueMessage(
 const RETRYABLE_4XX = new Set([408, 425, 429]);
 const FINAL_FETCH_ERRORS = new Set(["invalid_url", "https_required", "blocked_address"]);
 
+/** What delivery uses. */
+export interface DeliveryDeps {
+  wallet: Wallet;
+  safeFetch: SafeFetch;
+}
+
 /** Packs and POSTs one outbound message. */
-async function deliver(deps: AppDeps, p: OutboundPayload): Promise<HandlerResult> {
-  const stored = await deps.kv.get<WalletKeyRecord>(keys.agentKey(p.orgId, p.senderKeyId));
-  if (!stored.value) {
+async function deliver(deps: DeliveryDeps, p: OutboundPayload): Promise<HandlerResult> {
+  const key = await deps.wallet.openKey(p.orgId, p.senderKeyId);
+  if (!key) {
     return { ok: false, final: true, error: "Our sender key no longer exists (agent removed)." };
   }
-  const key = await openWalletKey(deps.secrets, stored.value);
   let body: string;
   try {
     const packed = await packMessage(p.message, {
@@ -162,7 +169,7 @@ async function deliver(deps: AppDeps, p: OutboundPayload): Promise<HandlerResult
 }
 
 /** The outbox handler of {@link DIDCOMM_KIND}. */
-export function didcommDeliveryHandler(deps: AppDeps): OutboxHandler<OutboundPayload> {
+export function didcommDeliveryHandler(deps: DeliveryDeps): OutboxHandler<OutboundPayload> {
   return {
     schedule: DIDCOMM_SCHEDULE,
     handle: (msg) => deliver(deps, msg.payload),

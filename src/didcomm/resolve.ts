@@ -1,18 +1,26 @@
 /**
- * Resolution of the other side's DIDs for DIDComm: did:peer (numalgo 0, 2, 4) and did:key with
- * this service's own drivers, no network. Returns the DIDComm services with keys as base58 verkeys.
+ * Resolution of the other side's DIDs for DIDComm: did:peer (numalgo 0, 2, 4) and did:key, through
+ * the service's resolver (no network for these methods). Returns the DIDComm services with keys as
+ * base58 verkeys.
  *
  * @module
  */
-import { didCommServices } from "../did/didcomm_services.ts";
-import { keyMethod } from "../did/methods/key.ts";
-import { peerMethod } from "../did/methods/peer.ts";
-import { parseDidWithReason } from "../did/syntax.ts";
-import type { DidDocument, DidMethod } from "../did/types.ts";
+import { bytesToVerkey } from "../crypto/mod.ts";
+import {
+  didCommServices,
+  type DidDocument,
+  type DidResolutionResult,
+  parseDidWithReason,
+} from "../did/mod.ts";
 import type { DidCommTarget } from "./connections/record.ts";
-import { bytesToVerkey } from "../crypto/ed25519.ts";
 
-const METHODS: Record<string, DidMethod> = { peer: peerMethod, key: keyMethod };
+/** DID methods DIDComm peers may use here: resolved locally, without the network. */
+const METHODS = new Set(["peer", "key"]);
+
+/** The resolver DIDComm resolves with (the service's; tests may use an uncached registry). */
+export interface DidcommResolver {
+  resolve(did: string): Promise<DidResolutionResult>;
+}
 
 /** A DID that cannot be used for DIDComm; `message` names it and says why. */
 export class DidUnusableError extends Error {
@@ -23,16 +31,18 @@ export class DidUnusableError extends Error {
 }
 
 /** Resolves `did` to its document (did:peer, did:key); throws {@link DidUnusableError}. */
-export async function resolveDidDocument(did: string): Promise<DidDocument> {
+export async function resolveDidDocument(
+  resolver: DidcommResolver,
+  did: string,
+): Promise<DidDocument> {
   const parsed = parseDidWithReason(did);
   if (!parsed.ok) throw new DidUnusableError(`"${clip(did)}" is not a DID: ${parsed.message}.`);
-  const method = METHODS[parsed.value.method];
-  if (!method) {
+  if (!METHODS.has(parsed.value.method)) {
     throw new DidUnusableError(
       `DIDs of method "${parsed.value.method}" cannot be resolved for DIDComm here (did:peer and did:key can).`,
     );
   }
-  const res = await method.resolve(parsed.value, {});
+  const res = await resolver.resolve(parsed.value.did);
   if (!res.didDocument) {
     throw new DidUnusableError(
       `"${clip(did)}" could not be resolved: ${
@@ -66,8 +76,11 @@ export function documentVerkeys(doc: DidDocument): string[] {
 }
 
 /** Resolves a DID and returns its DIDComm target. */
-export async function resolveTarget(did: string): Promise<DidCommTarget> {
-  return targetFromDocument(await resolveDidDocument(did));
+export async function resolveTarget(
+  resolver: DidcommResolver,
+  did: string,
+): Promise<DidCommTarget> {
+  return targetFromDocument(await resolveDidDocument(resolver, did));
 }
 
 function clip(s: string): string {

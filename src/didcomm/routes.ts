@@ -9,44 +9,24 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppDeps } from "../deps.ts";
-import { errorResponses } from "../http/openapi.ts";
-import { AppError, badRequest, notFound } from "../errors.ts";
-import { requireBearer, requireOrgMember } from "../http/auth.ts";
-import type { AppEnv } from "../http/env.ts";
-import { createRouter } from "../http/router.ts";
-import { keys } from "../kv/keys.ts";
-import { listPage, parseLimit } from "../kv/store.ts";
-import { assertOrgId, OrgParams } from "../agents/schemas.ts";
-import { EnvelopeError } from "./envelope.ts";
-import { receiveEnvelope } from "./inbound.ts";
-import { hangUp } from "./connections/did_rotate.ts";
-import { invitationFromLink } from "./oob.ts";
-import { receiveInvitation } from "./connections/service.ts";
+import { AppError, badRequest } from "../errors.ts";
 import {
-  CONNECTION_STATES,
-  type ConnectionRecord,
-  connectionView,
-  getConnection,
-} from "./connections/record.ts";
+  createRouter,
+  errorResponses,
+  OrgParams,
+  requireOrg,
+  type TokenVerifier,
+} from "../http/mod.ts";
+import { parseLimit } from "../kv/mod.ts";
+import { CONNECTION_STATES } from "./connections/record.ts";
+import { EnvelopeError } from "./envelope.ts";
+import type { DidcommService } from "./service.ts";
 
 /** Content types `POST /didcomm` accepts. */
 export const DIDCOMM_CONTENT_TYPES = [
   "application/didcomm-envelope-enc",
   "application/ssi-agent-wire",
 ];
-
-function orgMember(deps: AppDeps) {
-  return async (c: Context<AppEnv>, next: () => Promise<void>) => {
-    const p = await deps.verifier.verify(requireBearer(c.req.header("authorization")));
-    c.set("principal", p);
-    const orgId = c.req.param("orgId") ?? "";
-    assertOrgId(orgId);
-    requireOrgMember(p, orgId);
-    await next();
-  };
-}
 
 const Envelope = z.object({
   protected: z.string(),
@@ -91,10 +71,16 @@ const ListQuery = z.object({
   state: z.enum(CONNECTION_STATES).optional(),
 });
 
+/** What the DIDComm routes use. */
+export interface DidcommRoutesDeps {
+  didcomm: DidcommService;
+  verifier: TokenVerifier;
+}
+
 /** The DIDComm feature router. */
-export function didcommRoutes(deps: AppDeps) {
+export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
   const app = createRouter();
-  const member = orgMember(deps);
+  const member = requireOrg(verifier, "member");
   const tags = ["Connections"];
 
   app.openapi(
@@ -129,7 +115,7 @@ export function didcommRoutes(deps: AppDeps) {
       }
       const body = new Uint8Array(await c.req.arrayBuffer());
       try {
-        await receiveEnvelope(deps, body);
+        await didcomm.receiveEnvelope(body);
       } catch (err) {
         // One uniform 400 for every cause (issue 6), oversize included; a sender on a completed
         // connection learns of an oversize message from a problem report instead.
@@ -164,11 +150,7 @@ export function didcommRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const { orgId } = c.req.valid("param");
-      const body = c.req.valid("json");
-      const invitation = body.invitation ??
-        await invitationFromLink(deps.safeFetch, body.invitationUrl!);
-      const view = await receiveInvitation(deps, orgId, invitation);
-      return c.json(view, 201);
+      return c.json(await didcomm.receiveInvitation(orgId, c.req.valid("json")), 201);
     },
   );
 
@@ -195,12 +177,12 @@ export function didcommRoutes(deps: AppDeps) {
     async (c) => {
       const { orgId } = c.req.valid("param");
       const q = c.req.valid("query");
-      const page = await listPage<ConnectionRecord>(deps.kv, keys.connectionPrefix(orgId), {
+      const page = await didcomm.listConnections(orgId, {
         limit: parseLimit(q.limit),
         cursor: q.cursor,
-        filter: q.state ? (r) => r.state === q.state : undefined,
+        state: q.state,
       });
-      return c.json({ data: page.data.map(connectionView), nextCursor: page.nextCursor }, 200);
+      return c.json(page, 200);
     },
   );
 
@@ -219,9 +201,7 @@ export function didcommRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const { orgId, id } = c.req.valid("param");
-      const r = await getConnection(deps.kv, orgId, id);
-      if (!r) throw notFound(`Connection "${id}" does not exist.`);
-      return c.json(connectionView(r), 200);
+      return c.json(await didcomm.getConnection(orgId, id), 200);
     },
   );
 
@@ -240,7 +220,7 @@ export function didcommRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const { orgId, id } = c.req.valid("param");
-      return c.json(connectionView(await hangUp(deps, orgId, id)), 200);
+      return c.json(await didcomm.hangUp(orgId, id), 200);
     },
   );
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { log } from "../log.ts";
-import { type InboundContext, registerHandler } from "./dispatch.ts";
+import type { InboundContext, MessageHandlers } from "./handlers.ts";
 import { MessageTypes, newMessageId, threadIdOf } from "./messages.ts";
 import { queueMessageOn } from "./outbound.ts";
 
@@ -30,8 +30,8 @@ function noted(ctx: InboundContext): void {
 }
 
 /** Registers the trust ping handlers (and the generic ack). */
-export function registerTrustPingHandlers(): void {
-  registerHandler(MessageTypes.trustPing, handleTrustPing);
-  registerHandler(MessageTypes.trustPingResponse, noted);
-  registerHandler(MessageTypes.ack, noted);
+export function registerTrustPingHandlers(handlers: MessageHandlers): void {
+  handlers.register(MessageTypes.trustPing, handleTrustPing);
+  handlers.register(MessageTypes.trustPingResponse, noted);
+  handlers.register(MessageTypes.ack, noted);
 }

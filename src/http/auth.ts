@@ -1,6 +1,6 @@
 import * as jose from "jose";
 import { createPublicKey } from "node:crypto";
-import { AppError, forbidden, unauthorized } from "../errors.ts";
+import { AppError, unauthorized } from "../errors.ts";
 
 /** The verified caller: subject, org roles (Keycloak `resource_access`), and where the token came from. */
 export interface Principal {
@@ -213,24 +213,4 @@ export function requireBearer(header: string | undefined): string {
 export function hasOrgRole(p: Principal, orgId: string, roles: readonly string[]): boolean {
   const mine = Object.hasOwn(p.orgs, orgId) ? p.orgs[orgId]! : [];
   return mine.some((r) => roles.includes(r));
-}
-
-/** 403 unless the caller administers `orgId` with an identity provider token (agent tokens never administer). */
-export function requireOrgAdmin(p: Principal, orgId: string): void {
-  if (p.kind === "agent") {
-    throw forbidden(`Agent tokens cannot administer organization "${orgId}".`);
-  }
-  if (!hasOrgRole(p, orgId, ADMIN_ROLES)) {
-    throw forbidden(`You need the owner or admin role in organization "${orgId}".`);
-  }
-}
-
-/** True when the caller is a member of `orgId` (any org role, or that org's agent token). */
-export function isOrgMember(p: Principal, orgId: string): boolean {
-  return hasOrgRole(p, orgId, MEMBER_ROLES);
-}
-
-/** 403 unless the caller is a member of `orgId`. */
-export function requireOrgMember(p: Principal, orgId: string): void {
-  if (!isOrgMember(p, orgId)) throw forbidden(`You are not a member of organization "${orgId}".`);
 }

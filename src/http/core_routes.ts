@@ -1,13 +1,19 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../errors.ts";
-import type { AppDeps } from "../deps.ts";
+import type { TokenVerifier } from "./auth.ts";
 import { createRouter } from "./router.ts";
 import { keys } from "../kv/keys.ts";
 import { requireBearer } from "./auth.ts";
 import { errorResponses } from "./openapi.ts";
 
+/** What the core routes use. */
+export interface CoreRoutesDeps {
+  kv: Deno.Kv;
+  verifier: TokenVerifier;
+}
+
 /** `/health`, `/health/ready` and `/me`. */
-export function coreRoutes(deps: AppDeps) {
+export function coreRoutes(deps: CoreRoutesDeps) {
   const app = createRouter();
 
   app.openapi(

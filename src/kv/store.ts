@@ -1,17 +1,11 @@
-import { ConflictError } from "../errors.ts";
-import { badRequest } from "../errors.ts";
-
-/** Reads one value, typed. */
-export async function getValue<T>(kv: Deno.Kv, key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-  return await kv.get<T>(key);
-}
+import { badRequest, ConflictError } from "../errors.ts";
 
 /** Commits an atomic operation; a failed check becomes a ConflictError (409), never a silent overwrite. */
 export async function commitOrConflict(
   op: Deno.AtomicOperation,
   message?: string,
 ): Promise<Deno.KvCommitResult> {
-  const res = await op.commit();
+  const res = await retryBusy(() => op.commit());
   if (!res.ok) throw new ConflictError(message);
   return res;
 }
@@ -78,4 +72,68 @@ export async function listPage<T, U = T>(
     throw err;
   }
   return { data, nextCursor: next };
+}
+
+/** Options of {@link atomicUpdate}. */
+export interface AtomicUpdateOptions {
+  /** Attempts before giving up with a conflict. Default 5. */
+  tries?: number;
+  /** The error thrown when every attempt lost its race; default a generic 409. */
+  conflict?: () => Error;
+}
+
+/**
+ * The one read-modify-write loop of the service. `step` reads what it needs (fresh on every
+ * attempt), adds its checks and writes to `op` and returns the result; the operation is then
+ * committed. A failed check (another writer changed what was read), or a `ConflictError` thrown by
+ * the step, runs `step` again after a short random wait, up to `tries` times, then throws
+ * `conflict()` (409 by default). A step may throw any other error (an AppError such as 404) to
+ * stop at once. A busy local SQLite file (several processes on one
+ * KV file) is retried inside each commit by {@link retryBusy}.
+ */
+export async function atomicUpdate<T>(
+  kv: Deno.Kv,
+  step: (op: Deno.AtomicOperation, attempt: number) => Promise<T> | T,
+  opts: AtomicUpdateOptions = {},
+): Promise<T> {
+  const tries = opts.tries ?? 5;
+  for (let attempt = 0;; attempt++) {
+    const op = kv.atomic();
+    let value: T;
+    try {
+      value = await step(op, attempt);
+    } catch (err) {
+      if (!(err instanceof ConflictError) || attempt + 1 >= tries) throw err;
+      await sleep(Math.random() * 5 * (attempt + 1));
+      continue;
+    }
+    const res = await retryBusy(() => op.commit());
+    if (res.ok) return value;
+    if (attempt + 1 >= tries) throw opts.conflict?.() ?? new ConflictError();
+    await sleep(Math.random() * 5 * (attempt + 1));
+  }
+}
+
+/** True for the error of a local SQLite KV file that another process holds (busy / locked). */
+export function isBusyError(err: unknown): boolean {
+  return err instanceof Error && /database is locked|busy/i.test(err.message);
+}
+
+/**
+ * Runs a KV call again while it fails because a local SQLite file was busy (several processes on
+ * one file), with a growing random wait, up to `tries` times.
+ */
+export async function retryBusy<T>(fn: () => Promise<T>, tries = 40): Promise<T> {
+  for (let i = 1;; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= tries || !isBusyError(err)) throw err;
+      await sleep(Math.min(50, 2 * i) + Math.random() * 10);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }

@@ -1,4 +1,4 @@
-import { keys } from "../kv/keys.ts";
+import { keys, retryBusy } from "../kv/mod.ts";
 import { log } from "../log.ts";
 import type { OutboxAttempt, OutboxMessage } from "./outbox.ts";
 
@@ -364,19 +364,5 @@ export class Dispatcher {
         nextAttemptAt: next.status === "pending" ? new Date(next.dueAt).toISOString() : undefined,
       }),
     });
-  }
-}
-
-/** Retries a KV call that failed because a local SQLite file was busy (several processes on one file). */
-export async function retryBusy<T>(fn: () => Promise<T>, tries = 40): Promise<T> {
-  for (let i = 1;; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= tries || !(err instanceof Error) || !/database is locked|busy/i.test(err.message)) {
-        throw err;
-      }
-      await new Promise((r) => setTimeout(r, Math.min(50, 2 * i) + Math.random() * 10));
-    }
   }
 }

@@ -1,9 +1,13 @@
-import type { AppDeps } from "../deps.ts";
-import { keys } from "../kv/keys.ts";
+/**
+ * The outbox handler that delivers webhook events (Standard Webhooks requests).
+ *
+ * @module
+ */
+import type { SecretBox } from "../crypto/mod.ts";
+import { keys } from "../kv/mod.ts";
 import { log } from "../log.ts";
-import type { HandlerResult, OutboxHandler } from "../outbox/dispatcher.ts";
-import type { OutboxMessage } from "../outbox/outbox.ts";
-import { SafeFetchError } from "../outbound/mod.ts";
+import type { HandlerResult, OutboxHandler, OutboxMessage } from "../outbox/mod.ts";
+import { type SafeFetch, SafeFetchError } from "../outbound/mod.ts";
 import { liveSecrets, SigningKeyCache, type WebhookEndpoint } from "./endpoint.ts";
 import type { WebhookEvent } from "./events.ts";
 import { signWebhook } from "./signature.ts";
@@ -29,6 +33,14 @@ export const WEBHOOK_TIMEOUT_MS = 15_000;
 /** Response bodies are read up to this size and ignored. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** What the delivery handler uses. */
+export interface WebhookHandlerDeps {
+  kv: Deno.Kv;
+  secrets: SecretBox;
+  safeFetch: SafeFetch;
+  now: () => number;
+}
+
 /** Options of the delivery handler. */
 export interface WebhookHandlerOptions {
   /** Retry delays; tests may shorten them. Default `WEBHOOK_SCHEDULE`. */
@@ -49,7 +61,7 @@ export interface WebhookHandlerOptions {
  * - The address is checked against the outbound policy at every attempt (safeFetch).
  */
 export function createWebhookHandler(
-  deps: AppDeps,
+  deps: WebhookHandlerDeps,
   opts: WebhookHandlerOptions = {},
 ): OutboxHandler<WebhookEvent> {
   const keyCache = new SigningKeyCache(deps.secrets);
@@ -138,7 +150,7 @@ function isSuccess(status: number): boolean {
 
 /** Marks the endpoint disabled unless it was changed (e.g. registered again) meanwhile. */
 async function disable(
-  deps: AppDeps,
+  deps: WebhookHandlerDeps,
   entry: Deno.KvEntry<WebhookEndpoint>,
   now: number,
 ): Promise<void> {

@@ -1,6 +1,5 @@
-import type { OutboxAttempt, OutboxMessage } from "../outbox/outbox.ts";
-import { keys } from "../kv/keys.ts";
-import { listPage, type Page } from "../kv/store.ts";
+import type { OutboxAttempt, OutboxMessage } from "../outbox/mod.ts";
+import { keys, listPage, type Page } from "../kv/mod.ts";
 import type { WebhookEvent } from "./events.ts";
 import { WEBHOOK_KIND } from "./events.ts";
 

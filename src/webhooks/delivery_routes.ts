@@ -1,15 +1,22 @@
+/**
+ * The delivery log and manual re-send of dead deliveries (owner/admin of the delivery's org).
+ * Expects `c.var.principal` (see `routes.ts`).
+ *
+ * @module
+ */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../http/openapi.ts";
-import type { AppDeps } from "../deps.ts";
-import { conflict, notFound } from "../errors.ts";
-import { isOrgMember, requireOrgAdmin } from "../http/auth.ts";
-import { createRouter } from "../http/router.ts";
-import { keys } from "../kv/keys.ts";
-import { parseLimit } from "../kv/store.ts";
-import { type OutboxMessage, requeueDead } from "../outbox/outbox.ts";
-import { DELIVERY_STATUSES, deliveryView, listDeliveries, readAttempts } from "./delivery_log.ts";
-import { WEBHOOK_KIND, type WebhookEvent } from "./events.ts";
-import { validateOrgId } from "./validate.ts";
+import { notFound } from "../errors.ts";
+import {
+  assertOrgId,
+  checkOrgAccess,
+  createRouter,
+  errorResponses,
+  isOrgMember,
+  OrgId,
+} from "../http/mod.ts";
+import { parseLimit } from "../kv/mod.ts";
+import { DELIVERY_STATUSES } from "./delivery_log.ts";
+import type { WebhookService } from "./service.ts";
 
 const Attempt = z.object({
   n: z.number(),
@@ -40,7 +47,7 @@ const Delivery = z.object({
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
 /** The delivery log and manual re-send of dead deliveries. Expects `c.var.principal`. */
-export function deliveryRoutes(deps: AppDeps) {
+export function deliveryRoutes(webhooks: WebhookService) {
   const app = createRouter();
 
   app.openapi(
@@ -51,7 +58,7 @@ export function deliveryRoutes(deps: AppDeps) {
       tags: ["Notifications"],
       request: {
         query: z.object({
-          orgId: z.string(),
+          orgId: OrgId,
           status: z.enum(DELIVERY_STATUSES).optional(),
           cursor: z.string().optional(),
           limit: z.string().optional().openapi({ description: "1 to 200, default 50" }),
@@ -69,11 +76,9 @@ export function deliveryRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const orgId = validateOrgId(q.orgId);
-      requireOrgAdmin(c.var.principal, orgId);
-      const limit = parseLimit(q.limit);
-      const page = await listDeliveries(deps.kv, orgId, {
-        limit,
+      const orgId = checkOrgAccess(c.var.principal, q.orgId, "admin");
+      const page = await webhooks.deliveries(orgId, {
+        limit: parseLimit(q.limit),
         cursor: q.cursor,
         status: q.status,
       });
@@ -104,27 +109,16 @@ export function deliveryRoutes(deps: AppDeps) {
     async (c) => {
       const { id } = c.req.valid("param");
       const body = (c.req.valid("json") ?? {}) as { orgId?: string };
-      if (body.orgId !== undefined) validateOrgId(body.orgId);
+      if (body.orgId !== undefined) assertOrgId(body.orgId);
       const p = c.var.principal;
       const missing = () => notFound(`No webhook delivery "${id}" was found.`);
-      const cur = await deps.kv.get<OutboxMessage<WebhookEvent>>(keys.outboxMessage(id));
-      const msg = cur.value;
-      if (!msg || msg.kind !== WEBHOOK_KIND || msg.orgId === null) throw missing();
-      if (body.orgId !== undefined && body.orgId !== msg.orgId) throw missing();
+      const ref = await webhooks.findDelivery(id);
+      if (!ref) throw missing();
+      if (body.orgId !== undefined && body.orgId !== ref.orgId) throw missing();
       // Another org's record does not leak: 404 unless the caller is at least a member.
-      if (!isOrgMember(p, msg.orgId)) throw missing();
-      requireOrgAdmin(p, msg.orgId);
-      if (msg.status !== "dead") {
-        throw conflict(
-          `Delivery "${id}" is ${msg.status}, not dead; only dead deliveries can be retried.`,
-        );
-      }
-      const res = await requeueDead<WebhookEvent>(deps.kv, id, deps.now());
-      if (!res.ok || !res.message) {
-        throw conflict(`Delivery "${id}" changed while being retried; try again.`);
-      }
-      deps.dispatcher.wake();
-      return c.json(deliveryView(res.message, await readAttempts(deps.kv, id)), 202);
+      if (!isOrgMember(p, ref.orgId)) throw missing();
+      checkOrgAccess(p, ref.orgId, "admin");
+      return c.json(await webhooks.retryDelivery(id), 202);
     },
   );
 

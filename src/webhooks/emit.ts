@@ -1,5 +1,5 @@
-import { timeId } from "../kv/ids.ts";
-import { enqueue } from "../outbox/outbox.ts";
+import { timeId } from "../kv/mod.ts";
+import { enqueue } from "../outbox/mod.ts";
 import { type EventType, WEBHOOK_KIND, type WebhookEvent } from "./events.ts";
 
 /**

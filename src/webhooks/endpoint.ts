@@ -1,6 +1,5 @@
-import type { SecretBox } from "../crypto/secret_box.ts";
-import type { Resealable } from "../crypto/rotation.ts";
-import { keys } from "../kv/keys.ts";
+import type { Resealable, SecretBox } from "../crypto/mod.ts";
+import { keys } from "../kv/mod.ts";
 import { importSigningKey, newWebhookSecret } from "./signature.ts";
 
 /** How long a rotated-out secret keeps signing beside the new one. */

@@ -1,28 +1,18 @@
+/**
+ * Registration and management of an org's webhook endpoint (owner/admin of the named org).
+ * Expects `c.var.principal` (see `routes.ts`).
+ *
+ * @module
+ */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { errorResponses } from "../http/openapi.ts";
-import type { AppDeps } from "../deps.ts";
-import { conflict, notFound } from "../errors.ts";
-import { requireOrgAdmin } from "../http/auth.ts";
-import type { AppEnv } from "../http/env.ts";
-import { createRouter } from "../http/router.ts";
-import { keys } from "../kv/keys.ts";
-import { commitOrConflict } from "../kv/store.ts";
-import { emit } from "./emit.ts";
-import {
-  createSecret,
-  endpointView,
-  readEndpoint,
-  rotateSecrets,
-  type WebhookEndpoint,
-} from "./endpoint.ts";
-import { validateOrgId, validateWebhookUrl } from "./validate.ts";
+import { checkOrgAccess, createRouter, errorResponses, OrgId } from "../http/mod.ts";
+import type { WebhookService } from "./service.ts";
 
-const OrgBody = z.object({ orgId: z.string().openapi({ example: "org-a" }) }).strict()
+const OrgBody = z.object({ orgId: OrgId }).strict()
   .openapi("WebhookOrgRequest");
 
 const RegisterBody = z.object({
-  orgId: z.string().openapi({ example: "org-a" }),
+  orgId: OrgId,
   notificationWebhook: z.string().openapi({ example: "https://hooks.example.com/ssi" }),
 }).strict().openapi("RegisterWebhookRequest");
 
@@ -54,25 +44,10 @@ const EndpointView = z.object({
 }).openapi("WebhookEndpoint");
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const OrgQuery = z.object({ orgId: z.string() });
+const OrgQuery = z.object({ orgId: OrgId });
 
-/** Admin check for org-level webhook operations: 400 bad org id, then 403 without the role. */
-function adminOf(c: Context<AppEnv>, orgId: string): string {
-  validateOrgId(orgId);
-  requireOrgAdmin(c.var.principal, orgId);
-  return orgId;
-}
-
-async function mustRead(deps: AppDeps, orgId: string): Promise<Deno.KvEntry<WebhookEndpoint>> {
-  const entry = await readEndpoint(deps.kv, orgId);
-  if (!entry.value) {
-    throw notFound(`No webhook endpoint is registered for organization "${orgId}".`);
-  }
-  return entry as Deno.KvEntry<WebhookEndpoint>;
-}
-
-/** Registration and management of an org's webhook endpoint. Expects `c.var.principal`. */
-export function endpointRoutes(deps: AppDeps) {
+/** Registration and management of an org's webhook endpoint. */
+export function endpointRoutes(webhooks: WebhookService) {
   const app = createRouter();
 
   app.openapi(
@@ -91,32 +66,8 @@ export function endpointRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const orgId = adminOf(c, body.orgId);
-      await validateWebhookUrl(body.notificationWebhook, deps.config.outbound);
-      const now = deps.now();
-      const at = new Date(now).toISOString();
-      const cur = await readEndpoint(deps.kv, orgId);
-      let secret: string | undefined;
-      let next: WebhookEndpoint;
-      if (cur.value) {
-        next = { ...cur.value, url: body.notificationWebhook, updatedAt: at };
-        delete next.disabledAt;
-        delete next.disabledReason;
-      } else {
-        const created = await createSecret(deps.secrets, orgId, now);
-        secret = created.secret;
-        next = {
-          orgId,
-          url: body.notificationWebhook,
-          createdAt: at,
-          updatedAt: at,
-          secrets: [created.stored],
-        };
-      }
-      await commitOrConflict(
-        deps.kv.atomic().check(cur).set(keys.webhook(orgId), next),
-        `The webhook endpoint of organization "${orgId}" was changed at the same time; try again.`,
-      );
+      const orgId = checkOrgAccess(c.var.principal, body.orgId, "admin");
+      const { endpoint, secret } = await webhooks.register(orgId, body.notificationWebhook);
       return c.json({
         statusCode: 201 as const,
         success: true as const,
@@ -125,9 +76,9 @@ export function endpointRoutes(deps: AppDeps) {
           : `Webhook endpoint of organization "${orgId}" updated; the signing secret is unchanged.`,
         data: {
           orgId,
-          notificationWebhook: next.url,
-          createdAt: next.createdAt,
-          updatedAt: next.updatedAt,
+          notificationWebhook: endpoint.url,
+          createdAt: endpoint.createdAt,
+          updatedAt: endpoint.updatedAt,
           ...(secret ? { secret } : {}),
         },
       }, 201);
@@ -147,9 +98,8 @@ export function endpointRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
-      const orgId = adminOf(c, c.req.valid("query").orgId);
-      const entry = await mustRead(deps, orgId);
-      return c.json(endpointView(entry.value, deps.now()), 200);
+      const orgId = checkOrgAccess(c.var.principal, c.req.valid("query").orgId, "admin");
+      return c.json(await webhooks.get(orgId), 200);
     },
   );
 
@@ -167,9 +117,8 @@ export function endpointRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
-      const orgId = adminOf(c, c.req.valid("query").orgId);
-      const entry = await mustRead(deps, orgId);
-      await commitOrConflict(deps.kv.atomic().check(entry).delete(entry.key));
+      const orgId = checkOrgAccess(c.var.principal, c.req.valid("query").orgId, "admin");
+      await webhooks.remove(orgId);
       return c.body(null, 204);
     },
   );
@@ -190,17 +139,8 @@ export function endpointRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
-      const orgId = adminOf(c, c.req.valid("json").orgId);
-      const entry = await mustRead(deps, orgId);
-      const now = deps.now();
-      const created = await createSecret(deps.secrets, orgId, now);
-      const next: WebhookEndpoint = {
-        ...entry.value,
-        secrets: rotateSecrets(entry.value, created.stored, now),
-        updatedAt: new Date(now).toISOString(),
-      };
-      await commitOrConflict(deps.kv.atomic().check(entry).set(entry.key, next));
-      return c.json({ data: { secret: created.secret } }, 200);
+      const orgId = checkOrgAccess(c.var.principal, c.req.valid("json").orgId, "admin");
+      return c.json({ data: { secret: await webhooks.rotateSecret(orgId) } }, 200);
     },
   );
 
@@ -220,22 +160,9 @@ export function endpointRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
-      const orgId = adminOf(c, c.req.valid("json").orgId);
-      const entry = await mustRead(deps, orgId);
-      if (entry.value.disabledAt) {
-        throw conflict(
-          `The webhook endpoint of organization "${orgId}" is disabled (${entry.value.disabledReason}); register it again first.`,
-        );
-      }
-      const now = deps.now();
-      const op = deps.kv.atomic().check(entry);
-      const event = emit(op, orgId, "webhook.test", {
-        message: "This is a test event.",
-        requestedBy: c.var.principal.sub,
-      }, now);
-      await commitOrConflict(op);
-      deps.dispatcher.wake();
-      return c.json({ data: { eventId: event.id } }, 202);
+      const p = c.var.principal;
+      const orgId = checkOrgAccess(p, c.req.valid("json").orgId, "admin");
+      return c.json({ data: { eventId: await webhooks.sendTest(orgId, p.sub) } }, 202);
     },
   );
 

@@ -1,22 +1,8 @@
 import { badRequest } from "../errors.ts";
 import { checkOutboundUrl, type OutboundPolicy, SafeFetchError } from "../outbound/mod.ts";
 
-/** Organization ids: a letter or digit, then up to 63 letters, digits, `.`, `_` or `-`. */
-export const ORG_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
 /** Longest accepted webhook URL. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
-
-/** 400 unless `orgId` is a well-formed organization id. */
-export function validateOrgId(orgId: string, path = "orgId"): string {
-  if (!ORG_ID_PATTERN.test(orgId)) {
-    const shown = orgId.length > 70 ? orgId.slice(0, 67) + "..." : orgId;
-    const message =
-      `orgId "${shown}" is not valid: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit.`;
-    throw badRequest(message, [{ path, message }]);
-  }
-  return orgId;
-}
 
 /**
  * 400 unless `raw` is usable as a webhook target under `policy`: absolute http(s), no user

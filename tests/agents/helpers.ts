@@ -1,6 +1,4 @@
 /** Shared setup of the agents tests: a real app with the agents feature on a fresh KV. */
-import { agentsFeature } from "../../src/agents/routes.ts";
-import { setupAgents } from "../../src/agents/setup.ts";
 import { type ContextOptions, createTestContext, type TestContext } from "../support/context.ts";
 
 /** A valid configure body (apiKey ≥ 16 characters). */
@@ -13,16 +11,9 @@ export function configureBody(over: Record<string, unknown> = {}): Record<string
   };
 }
 
-/** A context with the agents feature mounted and set up. */
+/** A test context (the whole service, as `buildServices` makes it) for the agents tests. */
 export function agentsContext(opts: ContextOptions = {}): Promise<TestContext> {
-  return createTestContext({
-    features: [agentsFeature],
-    ...opts,
-    setup: async (deps) => {
-      await opts.setup?.(deps);
-      await setupAgents(deps);
-    },
-  });
+  return createTestContext(opts);
 }
 
 /** Configures org `orgId` (owner token) and returns the 201 body and the apiKey used. */

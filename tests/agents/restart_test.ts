@@ -3,8 +3,8 @@
  * configured over HTTP, stopped, started again on the same file, and still knows the agent.
  */
 import assert from "node:assert/strict";
-import { findWalletKeyByVerkey } from "../../src/agents/wallet.ts";
-import { SecretBox } from "../../src/crypto/secret_box.ts";
+import { Wallet } from "../../src/agents/mod.ts";
+import { SecretBox } from "../../src/crypto/mod.ts";
 import { createIdp, signToken } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 
@@ -87,7 +87,7 @@ Deno.test("restart: the agent, its wallet key, API key and token signing key sur
     // The wallet key opens with SECRETS_KEY from the file the service left behind.
     const kv = await Deno.openKv(`${dir}/kv.sqlite3`);
     try {
-      const key = await findWalletKeyByVerkey(kv, new SecretBox(secretsKey), verkey);
+      const key = await new Wallet(kv, new SecretBox(secretsKey)).findByVerkey(verkey);
       assert.equal(key?.orgId, "org-r");
     } finally {
       kv.close();

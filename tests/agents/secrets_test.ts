@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { base58, base64, base64urlnopad, hex } from "@scure/base";
-import { findWalletKeyByVerkey, getOrgWallet } from "../../src/agents/wallet.ts";
 import { setLogLevel } from "../../src/log.ts";
 import { agentsContext, agentToken, configure } from "./helpers.ts";
 
@@ -68,10 +67,10 @@ Deno.test("secrets: neither API key nor wallet private key is in any KV value, r
       }),
     );
     await keep(await agentToken(ctx, rotated));
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
 
-    const w = (await getOrgWallet(ctx.kv, "org-a"))!;
-    const key = (await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, w.verkey))!;
+    const w = (await ctx.services.wallet.identity("org-a"))!;
+    const key = (await ctx.services.wallet.findByVerkey(w.verkey))!;
     const seed = key.secretKey.slice(0, 32);
     const secrets: [string, string[]][] = [
       ["apiKey", forms(apiKey)],

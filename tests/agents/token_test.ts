@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import * as jose from "jose";
-import { setupAgents } from "../../src/agents/setup.ts";
-import { serviceSigner } from "../../src/agents/service_key.ts";
-import { keys } from "../../src/kv/keys.ts";
-import { webhooksFeature } from "../../src/webhooks/feature.ts";
-import { agentsFeature } from "../../src/agents/routes.ts";
+import { loadServiceSigner } from "../../src/agents/mod.ts";
+import { keys } from "../../src/kv/mod.ts";
 import { expectJson } from "../support/context.ts";
 import { agentsContext, agentToken, configure, configureBody } from "./helpers.ts";
 
@@ -86,7 +83,7 @@ Deno.test("token: 401 for a missing, wrong, too short key, or a key of another o
 });
 
 Deno.test("token: agent tokens are refused for administration: configure, agent admin, webhook registration", async () => {
-  const ctx = await agentsContext({ features: [agentsFeature, webhooksFeature] });
+  const ctx = await agentsContext();
   try {
     const { apiKey } = await configure(ctx);
     const { token } = await expectJson(await agentToken(ctx, apiKey), 200) as { token: string };
@@ -215,22 +212,21 @@ Deno.test("token: a key shared by two orgs needs the org named (400 without), th
 Deno.test("token: the service signing key is created once, race-safely, and stored sealed", async () => {
   const ctx = await agentsContext();
   try {
-    // Several processes (here: several deps on one KV) starting at once agree on one key.
+    // Several processes (here: several loads on one KV) starting at once agree on one key.
     await ctx.kv.delete(keys.serviceSigningKey());
-    const copies = Array.from({ length: 5 }, () => ({ ...ctx.deps }));
-    const signers = await Promise.all(copies.map((d) => serviceSigner(d)));
+    const signers = await Promise.all(
+      Array.from({ length: 5 }, () => loadServiceSigner(ctx.services)),
+    );
     assert.equal(new Set(signers.map((s) => s.kid)).size, 1);
     const stored = (await ctx.kv.get<Record<string, unknown>>(keys.serviceSigningKey())).value!;
     assert.equal(stored.kid, signers[0]!.kid);
     assert.ok(!("d" in (stored.publicJwk as object)));
     assert.match(stored.sealedPrivateJwk as string, /^v1\./);
-    // A fresh deps on the same KV (a restart) loads the same key and accepts older tokens.
+    // A fresh load on the same KV (a restart) gives the same key and accepts older tokens.
     await expectJson((await configure(ctx)).res, 201);
     const epoch = (await ctx.kv.get<{ keyEpoch: string }>(keys.agent("org-a"))).value!.keyEpoch;
     const { token } = await signers[0]!.mintAgentToken("org-a", epoch);
-    const restarted = { ...ctx.deps };
-    await setupAgents(restarted);
-    assert.equal((await serviceSigner(restarted)).kid, signers[0]!.kid);
+    assert.equal((await loadServiceSigner(ctx.services)).kid, signers[0]!.kid);
     await expectJson(await ctx.call("GET", "/me", { token }), 200);
   } finally {
     await ctx.close();

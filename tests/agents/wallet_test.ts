@@ -1,29 +1,22 @@
 import { getSodium } from "../../src/didcomm/sodium.ts";
 import assert from "node:assert/strict";
-import type { AgentRecord } from "../../src/agents/record.ts";
-import {
-  findWalletKeyByVerkey,
-  getAutoAcceptPolicy,
-  getOrgWallet,
-  newWalletKey,
-  writeWalletKey,
-} from "../../src/agents/wallet.ts";
+import type { AgentRecord } from "../../src/agents/mod.ts";
 import { peer2Document } from "../../src/did/methods/peer_numalgo2.ts";
 import { packMessage, unpackMessage } from "../../src/didcomm/envelope.ts";
-import { generateEd25519KeyPair, verkeyToX25519 } from "../../src/crypto/ed25519.ts";
+import { generateEd25519KeyPair, verkeyToX25519 } from "../../src/crypto/mod.ts";
 import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
-import { keys } from "../../src/kv/keys.ts";
+import { keys } from "../../src/kv/mod.ts";
 import { expectJson } from "../support/context.ts";
 import { agentsContext, configure } from "./helpers.ts";
 
-Deno.test("wallet: findWalletKeyByVerkey opens the org's key; an envelope to the agent verkey unpacks with it", async () => {
+Deno.test("wallet: findByVerkey opens the org's key; an envelope to the agent verkey unpacks with it", async () => {
   const ctx = await agentsContext();
   try {
     await expectJson((await configure(ctx)).res, 201);
-    const wallet = (await getOrgWallet(ctx.kv, "org-a"))!;
+    const wallet = (await ctx.services.wallet.identity("org-a"))!;
     assert.equal(wallet.label, "AcmeAgent");
     assert.equal(wallet.autoAcceptCredentials, "never");
-    const found = (await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, wallet.verkey))!;
+    const found = (await ctx.services.wallet.findByVerkey(wallet.verkey))!;
     assert.equal(found.orgId, "org-a");
     assert.equal(found.keyId, wallet.keyId);
     assert.equal(found.secretKey.length, 64);
@@ -40,15 +33,15 @@ Deno.test("wallet: findWalletKeyByVerkey opens the org's key; an envelope to the
     });
     const out = await unpackMessage(
       env,
-      async (vk) => (await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, vk))?.secretKey,
+      async (vk) => (await ctx.services.wallet.findByVerkey(vk))?.secretKey,
     );
     assert.equal(out.senderKey, peer.verkey);
     assert.equal(out.recipientKey, wallet.verkey);
     assert.equal(out.message["@type"], "ping");
     // Unknown verkeys find nothing.
-    assert.equal(await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, peer.verkey), undefined);
-    assert.equal(await getOrgWallet(ctx.kv, "org-z"), undefined);
-    assert.equal(await getAutoAcceptPolicy(ctx.kv, "org-z"), "never");
+    assert.equal(await ctx.services.wallet.findByVerkey(peer.verkey), undefined);
+    assert.equal(await ctx.services.wallet.identity("org-z"), undefined);
+    assert.equal(await ctx.services.agents.autoAcceptPolicy("org-z"), "never");
   } finally {
     await ctx.close();
   }
@@ -58,7 +51,7 @@ Deno.test("wallet: the agent DID resolves to the wallet key (#key-1), its X25519
   const ctx = await agentsContext();
   try {
     await expectJson((await configure(ctx)).res, 201);
-    const w = (await getOrgWallet(ctx.kv, "org-a"))!;
+    const w = (await ctx.services.wallet.identity("org-a"))!;
     const doc = peer2Document(w.did, { representation: "multikey" });
     assert.ok(doc.ok);
     const d = doc.value;
@@ -72,7 +65,7 @@ Deno.test("wallet: the agent DID resolves to the wallet key (#key-1), its X25519
     assert.equal(service.serviceEndpoint, "http://127.0.0.1:8000/didcomm");
     assert.deepEqual(service.recipientKeys, ["#key-1"]);
     assert.deepEqual(service.accept, ["didcomm/aip2;env=rfc19"]);
-    const found = await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, w.verkey);
+    const found = await ctx.services.wallet.findByVerkey(w.verkey);
     assert.equal(
       vm("#key-1").publicKeyMultibase,
       encodeMultibaseKey("Ed25519", found!.publicKey),
@@ -86,30 +79,30 @@ Deno.test("wallet: per-connection keys are found by verkey and go with the agent
   const ctx = await agentsContext();
   try {
     await expectJson((await configure(ctx)).res, 201);
-    const w = (await getOrgWallet(ctx.kv, "org-a"))!;
-    const { record } = await newWalletKey(ctx.deps.secrets, "org-a", w.agentId);
+    const w = (await ctx.services.wallet.identity("org-a"))!;
+    const { record } = await ctx.services.wallet.newKey("org-a", w.agentId);
     const op = ctx.kv.atomic();
-    writeWalletKey(op, record);
+    ctx.services.wallet.write(op, record);
     assert.ok((await op.commit()).ok);
     // The same verkey cannot be written twice.
     const again = ctx.kv.atomic();
-    writeWalletKey(again, { ...record, keyId: "other" });
+    ctx.services.wallet.write(again, { ...record, keyId: "other" });
     assert.equal((await again.commit()).ok, false);
     assert.equal(
-      (await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, record.verkey))?.keyId,
+      (await ctx.services.wallet.findByVerkey(record.verkey))?.keyId,
       record.keyId,
     );
 
     // A removal that stopped after deleting the record (leftover keys) ...
     await ctx.kv.delete(keys.agent("org-a"));
-    assert.equal(await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, record.verkey), undefined);
+    assert.equal(await ctx.services.wallet.findByVerkey(record.verkey), undefined);
     // ... and a new agent for the org: the old agent's keys stay unusable.
     await expectJson((await configure(ctx)).res, 201);
-    const w2 = (await getOrgWallet(ctx.kv, "org-a"))!;
+    const w2 = (await ctx.services.wallet.identity("org-a"))!;
     assert.notEqual(w2.agentId, w.agentId);
-    assert.equal(await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, record.verkey), undefined);
-    assert.equal(await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, w.verkey), undefined);
-    assert.ok(await findWalletKeyByVerkey(ctx.kv, ctx.deps.secrets, w2.verkey));
+    assert.equal(await ctx.services.wallet.findByVerkey(record.verkey), undefined);
+    assert.equal(await ctx.services.wallet.findByVerkey(w.verkey), undefined);
+    assert.ok(await ctx.services.wallet.findByVerkey(w2.verkey));
 
     // DELETE removes the current agent's keys and pointers, not the leftovers of the old one.
     const token = await ctx.token();
@@ -130,7 +123,9 @@ Deno.test("wallet: a sealed key does not open under another SECRETS_KEY or at an
     const rec = (await ctx.kv.get<AgentRecord>(keys.agent("org-a"))).value!;
     const stored = (await ctx.kv.get<{ sealedSeed: string }>(keys.agentKey("org-a", rec.keyId)))
       .value!;
-    await assert.rejects(ctx.deps.secrets.open(stored.sealedSeed, "agent_key:org-b:" + rec.keyId));
+    await assert.rejects(
+      ctx.services.secrets.open(stored.sealedSeed, "agent_key:org-b:" + rec.keyId),
+    );
     const { SecretBox } = await import("../../src/crypto/secret_box.ts");
     const other = new SecretBox(crypto.getRandomValues(new Uint8Array(32)));
     await assert.rejects(other.open(stored.sealedSeed, `agent_key:org-a:${rec.keyId}`));
@@ -157,7 +152,7 @@ Deno.test({
     const ctx = await agentsContext();
     try {
       await expectJson((await configure(ctx)).res, 201);
-      const w = (await getOrgWallet(ctx.kv, "org-a"))!;
+      const w = (await ctx.services.wallet.identity("org-a"))!;
       const script = `
         await import("reflect-metadata");
         const { didToNumAlgo2DidDocument } = await import(

@@ -43,7 +43,7 @@ const child = new Deno.Command(Deno.execPath(), {
     PATH: Deno.env.get("PATH") ?? "",
     HOME: Deno.env.get("HOME") ?? dir,
     PORT: String(port),
-    HOSTNAME: "127.0.0.1",
+    LISTEN_HOST: "127.0.0.1",
     KV_PATH: `${dir}/kv.sqlite3`,
     SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
     AUTH_PUBLIC_KEY: JSON.stringify(jwk),

@@ -5,8 +5,7 @@
  */
 import { createApp } from "../../src/app.ts";
 import { negotiate } from "../../src/did/content_negotiation.ts";
-import { createDidResolver, didResolverFor } from "../../src/did/mod.ts";
-import { didRoutes } from "../../src/did/routes.ts";
+import { createDidResolver } from "../../src/did/mod.ts";
 import { keyMethod } from "../../src/did/methods/key.ts";
 import { parseDid } from "../../src/did/syntax.ts";
 import { createTestContext } from "../support/context.ts";
@@ -14,21 +13,18 @@ import { didHost, json, webDoc } from "../did/did_host.ts";
 
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const host = didHost({ "/.well-known/did.json": (_r, did) => json(webDoc(did)) });
-const ctx = await createTestContext({
-  features: [didRoutes],
-  env: { DID_CACHE_TTL_SECONDS: "86400" },
-});
+const ctx = await createTestContext({ env: { DID_CACHE_TTL_SECONDS: "86400" } });
 const token = await ctx.token();
-const resolver = didResolverFor(ctx.deps);
+const resolver = ctx.services.resolver;
 await resolver.resolve(KEY_DID);
 await resolver.resolve(host.did);
-const app = createApp(ctx.deps, [didRoutes]);
+const app = createApp(ctx.services);
 const keyBytes = (await resolver.resolveAnswer(KEY_DID)).resultBytes();
 const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
 const routedHeaders = { ...headers, "cache-control": "max-age=0" };
 const keyUrl = `http://127.0.0.1/dids/${KEY_DID}`;
 const webUrl = `http://127.0.0.1/dids/${host.did}`;
-const fresh = createDidResolver(ctx.deps, { memoSize: 1 });
+const fresh = createDidResolver(ctx.services, { memoSize: 1 });
 const parsed = parseDid(KEY_DID)!;
 
 Deno.bench("request construction only (baseline of the app rows)", { group: "http" }, () => {
@@ -75,7 +71,7 @@ Deno.bench(
     await fresh.resolveAnswer("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp");
   },
 );
-const webMethod = didResolverFor(ctx.deps).registry.methods.get("web")!;
+const webMethod = ctx.services.resolver.registry.methods.get("web")!;
 const webParsed = parseDid(host.did)!;
 Deno.bench("did:web resolve, uncached (local http host)", { group: "resolver" }, async () => {
   await webMethod.resolve(webParsed, {});
@@ -84,7 +80,7 @@ Deno.bench("keyMethod.resolve (no cache)", { group: "resolver" }, async () => {
   await keyMethod.resolve(parsed, {});
 });
 Deno.bench("token verify (cached)", { group: "parts" }, async () => {
-  await ctx.deps.verifier.verify(token);
+  await ctx.services.verifier.verify(token);
 });
 Deno.bench("negotiate(Accept) memo", { group: "parts" }, () => {
   negotiate("application/json");

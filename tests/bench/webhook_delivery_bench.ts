@@ -10,8 +10,7 @@
  * Under `deno bench` it runs the burst once.
  */
 import { createTestContext, serveLocal } from "../support/context.ts";
-import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
-import { emit } from "../../src/webhooks/emit.ts";
+import { emit } from "../../src/webhooks/mod.ts";
 
 /** One measured run. */
 export interface WebhookBenchResult {
@@ -49,8 +48,6 @@ export async function runWebhookBench(
   });
   const ctx = await createTestContext({
     kvPath: `${dir}/kv.sqlite3`,
-    features: [webhooksFeature],
-    setup: (deps) => setupWebhooks(deps),
   });
   try {
     const orgIds = Array.from({ length: orgs }, (_, i) => `bench-org-${i}`);
@@ -62,7 +59,7 @@ export async function runWebhookBench(
       });
       if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
     }
-    ctx.deps.dispatcher.start();
+    ctx.services.dispatcher.start();
     const t0 = performance.now();
     for (let i = 0; i < events; i++) {
       if (rate > 0) {
@@ -74,7 +71,7 @@ export async function runWebhookBench(
       const res = await op.commit();
       if (!res.ok) throw new Error("commit failed");
       committed.set(ev.id, performance.now());
-      ctx.deps.dispatcher.wake();
+      ctx.services.dispatcher.wake();
     }
     const timeout = setTimeout(() => allIn(), 120_000);
     await done;

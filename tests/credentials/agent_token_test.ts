@@ -1,21 +1,14 @@
 import assert from "node:assert/strict";
-import { agentsFeature } from "../../src/agents/routes.ts";
-import { setupAgents } from "../../src/agents/setup.ts";
-import { credentialsFeature, setupCredentials } from "../../src/credentials/feature.ts";
 import { createTestContext, expectJson } from "../support/context.ts";
 import { didKeyIdentity } from "./jsonld/test_keys.ts";
-import { exchangeToCredentialReceived, fakeDidcommPort } from "./helpers.ts";
+import { exchangeToCredentialReceived, FakeDidcomm } from "./helpers.ts";
 
 Deno.test("the org's agent token may accept its credentials; another org's agent token gets 404", async () => {
-  const ctx = await createTestContext({
-    features: [agentsFeature, credentialsFeature],
-    setup: async (deps) => {
-      await setupAgents(deps);
-    },
-  });
+  const port = new FakeDidcomm(Date.now);
+  const ctx = await createTestContext({ build: { holderDidcomm: port } });
   try {
-    const port = fakeDidcommPort(ctx.deps);
-    const holder = await setupCredentials(ctx.deps, { port });
+    port.attach(ctx.services);
+    const holder = ctx.services.holder;
     const agentToken = async (orgId: string) => {
       const apiKey = "k3y-" + crypto.randomUUID();
       const conf = await ctx.call("POST", `/orgs/${orgId}/agents/configure`, {
@@ -38,7 +31,7 @@ Deno.test("the org's agent token may accept its credentials; another org's agent
       orgId: "org-a",
       connectionId,
       flush: async () => {
-        await ctx.deps.dispatcher.runOnce();
+        await ctx.services.dispatcher.runOnce();
         return port.sent;
       },
     };

@@ -1,112 +1,114 @@
 /**
- * Test support for the credential exchange: a fake DIDComm port (real outbox, messages captured
+ * Test support for the credential exchange: a fake DIDComm layer (real outbox, messages captured
  * instead of packed and posted), Credo-shaped issuer messages, and a test context.
  */
-import type { AppDeps } from "../../src/deps.ts";
+import type { Services } from "../../src/compose.ts";
 import { notFound } from "../../src/errors.ts";
-import { credentialsFeature, setupCredentials } from "../../src/credentials/feature.ts";
-import type {
-  CredentialDidcommPort,
-  DidcommMessage,
-  InboundHandler,
-} from "../../src/credentials/didcomm_port.ts";
-import type { CredentialHolder } from "../../src/credentials/holder.ts";
+import {
+  type CredentialHolder,
+  type HolderDidcomm,
+  holderHandlers,
+  type HolderMessageHandler,
+} from "../../src/credentials/mod.ts";
 import { jsonToBase64 } from "../../src/credentials/messages.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
-import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
-import { keys } from "../../src/kv/keys.ts";
-import { enqueue } from "../../src/outbox/outbox.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/mod.ts";
+import type { DidCommMessage } from "../../src/didcomm/mod.ts";
+import { keys } from "../../src/kv/mod.ts";
+import { enqueue } from "../../src/outbox/mod.ts";
 import { createTestContext, type TestContext } from "../support/context.ts";
 import { didKeyIdentity, type TestIdentity } from "../credentials/jsonld/test_keys.ts";
 
-/** Outbox kind of the fake port's messages. */
+/** Outbox kind of the fake layer's messages. */
 export const FAKE_DIDCOMM_KIND = "fake_didcomm";
 
-/** A message the fake port "sent": what the DIDComm layer would pack and post. */
+/** A message the fake layer "sent": what the DIDComm layer would pack and post. */
 export interface SentMessage {
   orgId: string;
   connectionId: string;
-  message: DidcommMessage;
+  message: DidCommMessage;
 }
 
 /**
- * A fake DIDComm port: handlers in a map; `queueMessage` enqueues a real outbox message in the
- * caller's atomic op; its outbox handler appends to `sent` (optionally also POSTs to `postTo`).
+ * A fake of the DIDComm layer as the holder sees it (the real one needs a peer): `queueMessage`
+ * enqueues a real outbox message in the caller's atomic op, and its outbox handler appends it to
+ * `sent` (optionally also POSTs it to `postTo`); `receive` gives a message to the holder's real
+ * handler of its `@type` and commits its writes, as the DIDComm layer does.
  */
-export interface FakeDidcommPort extends CredentialDidcommPort {
-  handlers: Map<string, InboundHandler>;
-  sent: SentMessage[];
-  /** Delivers a message to the registered handler of its `@type`. */
-  receive(
+export class FakeDidcomm implements HolderDidcomm {
+  readonly sent: SentMessage[] = [];
+  /** Connections known to the fake (others are refused with 404). */
+  readonly connections = new Set<string>();
+  #services?: Services;
+  #handlers: Record<string, HolderMessageHandler> = {};
+
+  constructor(readonly now: () => number, readonly opts: { postTo?: string } = {}) {}
+
+  queueMessage(op: Deno.AtomicOperation, input: SentMessage): Promise<void> {
+    if (!this.connections.has(input.connectionId)) {
+      throw notFound(`No connection "${input.connectionId}".`);
+    }
+    enqueue(op, { kind: FAKE_DIDCOMM_KIND, orgId: input.orgId, payload: input }, this.now());
+    return Promise.resolve();
+  }
+
+  /** Takes the built services: the holder's handlers and this fake's outbox handler. */
+  attach(services: Services): void {
+    this.#services = services;
+    this.#handlers = holderHandlers(services.holder, services.kv);
+    const postTo = this.opts.postTo;
+    services.dispatcher.register<SentMessage>(FAKE_DIDCOMM_KIND, {
+      schedule: [10, 10, 10],
+      handle: async (msg) => {
+        if (postTo) {
+          try {
+            const res = await fetch(postTo, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(msg.payload),
+            });
+            await res.body?.cancel();
+            if (!res.ok) return { ok: false, error: `HTTP ${res.status}`, status: res.status };
+          } catch (err: unknown) {
+            return { ok: false, error: String(err) };
+          }
+        }
+        this.sent.push(msg.payload);
+        return { ok: true };
+      },
+    });
+  }
+
+  /** Delivers a message to the holder's handler of its `@type` and commits its writes. */
+  async receive(
     orgId: string,
     connectionId: string | null,
     message: Record<string, unknown>,
-  ): Promise<void>;
-  /** Connections known to the fake (others are refused with 404). */
-  connections: Set<string>;
+  ): Promise<void> {
+    const services = this.#services!;
+    const h = this.#handlers[String(message["@type"])];
+    if (!h) throw new Error(`no handler for ${message["@type"]}`);
+    // like the DIDComm layer: the handler's writes commit in one op; a failed commit re-runs it
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const op = services.kv.atomic();
+      await h({ orgId, connectionId, message: message as DidCommMessage, op, now: this.now() });
+      if ((await op.commit()).ok) {
+        services.dispatcher.wake();
+        return;
+      }
+    }
+    throw new Error("inbound commit kept failing");
+  }
 }
 
-/** Creates the fake port and registers its outbox handler on `deps.dispatcher`. */
-export function fakeDidcommPort(deps: AppDeps, opts: { postTo?: string } = {}): FakeDidcommPort {
-  const port: FakeDidcommPort = {
-    handlers: new Map(),
-    sent: [],
-    connections: new Set(),
-    registerHandler(type, handler) {
-      port.handlers.set(type, handler);
-    },
-    queueMessage(op, input) {
-      if (!port.connections.has(input.connectionId)) {
-        throw notFound(`No connection "${input.connectionId}".`);
-      }
-      enqueue(op, { kind: FAKE_DIDCOMM_KIND, orgId: input.orgId, payload: input }, deps.now());
-    },
-    async receive(orgId, connectionId, message) {
-      const h = port.handlers.get(String(message["@type"]));
-      if (!h) throw new Error(`no handler for ${message["@type"]}`);
-      // like the DIDComm layer: the handler's writes commit in one op; a failed commit re-runs it
-      for (let attempt = 0; attempt < 6; attempt++) {
-        const op = deps.kv.atomic();
-        await h({ orgId, connectionId, message, op, now: deps.now() });
-        if ((await op.commit()).ok) {
-          deps.dispatcher.wake();
-          return;
-        }
-      }
-      throw new Error("inbound commit kept failing");
-    },
-  };
-  deps.dispatcher.register<SentMessage>(FAKE_DIDCOMM_KIND, {
-    schedule: [10, 10, 10],
-    async handle(msg) {
-      if (opts.postTo) {
-        try {
-          const res = await fetch(opts.postTo, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(msg.payload),
-          });
-          await res.body?.cancel();
-          if (!res.ok) return { ok: false, error: `HTTP ${res.status}`, status: res.status };
-        } catch (err: unknown) {
-          return { ok: false, error: String(err) };
-        }
-      }
-      port.sent.push(msg.payload);
-      return { ok: true };
-    },
-  });
-  return port;
-}
-
-/** A context with the credentials feature, a fake port, an issuer and one org with an agent. */
+/** A context with a fake DIDComm layer, an issuer and one org with an agent. */
 export interface CredentialContext extends TestContext {
-  port: FakeDidcommPort;
+  port: FakeDidcomm;
   holder: CredentialHolder;
   issuer: TestIdentity;
   orgId: string;
   connectionId: string;
-  /** Delivers pending outbox messages and returns the fake port's sent list. */
+  /** Delivers pending outbox messages and returns the fake layer's sent list. */
   flush(): Promise<SentMessage[]>;
 }
 
@@ -116,7 +118,7 @@ export async function writeAgent(
   orgId: string,
   policy: "never" | "contentApproved" | "always",
 ): Promise<string> {
-  const kp = await generateEd25519KeyPair();
+  const kp = generateEd25519KeyPair();
   await kv.set(keys.agent(orgId), { orgId, verkey: kp.verkey, autoAcceptCredentials: policy });
   return kp.verkey;
 }
@@ -129,30 +131,23 @@ export async function createCredentialContext(
     kvPath?: string;
   } = {},
 ): Promise<CredentialContext> {
-  let port: FakeDidcommPort | undefined;
-  let holder: CredentialHolder | undefined;
-  const ctx = await createTestContext({
-    features: [credentialsFeature],
-    kvPath: opts.kvPath,
-    setup: async (deps) => {
-      port = fakeDidcommPort(deps, { postTo: opts.postTo });
-      holder = await setupCredentials(deps, { port });
-    },
-  });
+  const port = new FakeDidcomm(Date.now, { postTo: opts.postTo });
+  const ctx = await createTestContext({ kvPath: opts.kvPath, build: { holderDidcomm: port } });
+  port.attach(ctx.services);
   const orgId = "org-a";
   const connectionId = crypto.randomUUID();
-  port!.connections.add(connectionId);
+  port.connections.add(connectionId);
   await writeAgent(ctx.kv, orgId, opts.policy ?? "never");
   return {
     ...ctx,
-    port: port!,
-    holder: holder!,
+    port,
+    holder: ctx.services.holder,
     issuer: didKeyIdentity(),
     orgId,
     connectionId,
     flush: async () => {
-      while (await ctx.deps.dispatcher.runOnce() > 0) { /* until nothing is due */ }
-      return port!.sent;
+      while (await ctx.services.dispatcher.runOnce() > 0) { /* until nothing is due */ }
+      return port.sent;
     },
   };
 }
@@ -172,7 +167,7 @@ export function offeredCredential(issuerDid: string): Record<string, unknown> {
 export function offerMessage(
   issuerDid: string,
   opts: { thid?: string; credential?: Record<string, unknown>; proofType?: string } = {},
-): DidcommMessage {
+): DidCommMessage {
   const attachId = crypto.randomUUID();
   return {
     "@type": "https://didcomm.org/issue-credential/2.0/offer-credential",
@@ -200,7 +195,7 @@ export function offerMessage(
 }
 
 /** An `issue-credential` message carrying `vc` on thread `thid`. */
-export function issueMessage(thid: string, vc: unknown): DidcommMessage {
+export function issueMessage(thid: string, vc: unknown): DidCommMessage {
   const attachId = crypto.randomUUID();
   return {
     "@type": "https://didcomm.org/issue-credential/2.0/issue-credential",

@@ -5,16 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { apiKeyLookupId } from "../../src/agents/api_key.ts";
-import { agentsFeature } from "../../src/agents/routes.ts";
-import { setupAgents } from "../../src/agents/setup.ts";
-import { findWalletKeyByVerkey } from "../../src/agents/wallet.ts";
+import { resealables, rotateSecrets } from "../../src/compose.ts";
 import { ConfigError, parseConfig } from "../../src/config.ts";
-import { resealAll } from "../../src/crypto/rotation.ts";
-import { SecretBox } from "../../src/crypto/secret_box.ts";
-import { resealables } from "../../src/features.ts";
-import { keys } from "../../src/kv/keys.ts";
-import { rotateSecrets } from "../../src/main.ts";
-import { webhooksFeature } from "../../src/webhooks/feature.ts";
+import { resealAll, SecretBox } from "../../src/crypto/mod.ts";
+import { keys } from "../../src/kv/mod.ts";
 import type { WebhookEndpoint } from "../../src/webhooks/endpoint.ts";
 import { createIdp, createTestContext, expectJson, type TestIdp } from "../support/context.ts";
 import { agentToken, configure } from "../agents/helpers.ts";
@@ -62,12 +56,10 @@ async function service(kvPath: string, idp: TestIdp, key: Uint8Array, previous: 
   return await createTestContext({
     kvPath,
     idp,
-    features: [agentsFeature, webhooksFeature],
     env: {
       SECRETS_KEY: b64(key),
       ...(previous.length ? { SECRETS_KEY_PREVIOUS: previous.map(b64).join(",") } : {}),
     },
-    setup: setupAgents,
   });
 }
 
@@ -115,8 +107,8 @@ Deno.test("rotation: every sealed value moves to the new key; then the new key a
     // During: new key + previous key. Everything still works, and the rotation re-seals all.
     const during = await service(kvPath, idp, newKey, [oldKey]);
     await expectJson(await agentToken(during, apiKey), 200);
-    assert.equal(await rotateSecrets(during.kv, during.deps.secrets), true);
-    const again = await resealAll(during.kv, during.deps.secrets, resealables);
+    assert.equal(await rotateSecrets(during.kv, during.services.secrets), true);
+    const again = await resealAll(during.kv, during.services.secrets, resealables);
     assert.deepEqual(again.map((r) => r.resealed), [0, 0, 0, 0]); // idempotent
     await during.close();
 
@@ -126,11 +118,11 @@ Deno.test("rotation: every sealed value moves to the new key; then the new key a
     try {
       const token = (await expectJson(await agentToken(after, apiKey), 200)).token as string;
       await expectJson(await after.call("GET", "/me", { token }), 200);
-      const wallet = await findWalletKeyByVerkey(after.kv, after.deps.secrets, agent.verkey);
+      const wallet = await after.services.wallet.findByVerkey(agent.verkey);
       assert.equal(wallet?.verkey, agent.verkey);
       const ep = (await after.kv.get<WebhookEndpoint>(keys.webhook("org-a"))).value!;
       assert.equal(
-        await after.deps.secrets.openString(ep.secrets[0]!.sealed, "webhook-secret:org-a"),
+        await after.services.secrets.openString(ep.secrets[0]!.sealed, "webhook-secret:org-a"),
         webhookSecret,
       );
       await assert.rejects(

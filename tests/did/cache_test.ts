@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config.ts";
 import { type DidCacheEntry, Lru } from "../../src/did/cache.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
-import { didRoutes } from "../../src/did/routes.ts";
-import { keys } from "../../src/kv/keys.ts";
+import { keys } from "../../src/kv/mod.ts";
 import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { createTestContext, type TestContext } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
@@ -24,7 +23,7 @@ async function setup(env: Record<string, string> = {}) {
         ? json(webDoc(did, { version: state.version }))
         : new Response("x", { status: state.status }),
   });
-  const ctx = await createTestContext({ features: [didRoutes], now: clock.now, env });
+  const ctx = await createTestContext({ now: clock.now, env });
   const token = await ctx.token();
   const get = async (headers: Record<string, string> = {}, query = "") => {
     const res = await ctx.call("GET", `/dids/${host.did}${query}`, { token, headers });
@@ -124,12 +123,12 @@ Deno.test("cached did:web results expire after DID_CACHE_TTL_SECONDS (injected c
 Deno.test("an expired KV entry is not served even when the in-memory LRU is empty", async () => {
   const s = await setup({ DID_CACHE_TTL_SECONDS: "60" });
   try {
-    const resolver = createDidResolver(s.ctx.deps);
+    const resolver = createDidResolver(s.ctx.services);
     assert.equal((await resolver.resolve(s.host.did)).didResolutionMetadata.servedFromCache, false);
-    const other = createDidResolver(s.ctx.deps); // fresh memory, same KV: another instance
+    const other = createDidResolver(s.ctx.services); // fresh memory, same KV: another instance
     assert.equal((await other.resolve(s.host.did)).didResolutionMetadata.servedFromCache, true);
     s.clock.advance(61_000);
-    const third = createDidResolver(s.ctx.deps);
+    const third = createDidResolver(s.ctx.services);
     assert.equal((await third.resolve(s.host.did)).didResolutionMetadata.servedFromCache, false);
     assert.equal(s.host.count(ROOT), 2);
   } finally {
@@ -245,7 +244,7 @@ Deno.test("DID_CACHE_TTL_SECONDS=0 stores nothing and always fetches", async () 
 Deno.test("cached results are frozen: a caller cannot change what others are served", async () => {
   const ctx: TestContext = await createTestContext();
   try {
-    const resolver = createDidResolver(ctx.deps);
+    const resolver = createDidResolver(ctx.services);
     const did = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
     const r = await resolver.resolve(did);
     assert.throws(() => {
@@ -264,7 +263,7 @@ Deno.test("the memo and the LRU are bounded", async () => {
     "/b/did.json": (_r, did) => json(webDoc(`${did}:b`)),
   });
   try {
-    const resolver = createDidResolver(ctx.deps, { lruSize: 1 });
+    const resolver = createDidResolver(ctx.services, { lruSize: 1 });
     await resolver.resolve(`${host.did}:a`);
     await resolver.resolve(`${host.did}:b`); // evicts :a from memory; KV still has it
     const a = await resolver.resolve(`${host.did}:a`);

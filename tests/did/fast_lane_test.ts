@@ -4,8 +4,7 @@
  * declines, and the route decides (401s included).
  */
 import assert from "node:assert/strict";
-import { didRoutes } from "../../src/did/routes.ts";
-import { fastLaneOf } from "../../src/http/fast_lane.ts";
+import { didRoutes } from "../../src/did/mod.ts";
 import { createTestContext, signToken, type TestContext } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
 
@@ -13,10 +12,14 @@ const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function laneOf(ctx: TestContext) {
-  // A second router on the same deps shares their resolver and token cache.
-  const lane = fastLaneOf(didRoutes(ctx.deps));
-  assert.ok(lane, "the DID router has a fast lane");
-  return lane;
+  // A second router on the same services shares their resolver and token cache.
+  const s = ctx.services;
+  return didRoutes({
+    resolver: s.resolver,
+    verifier: s.verifier,
+    isPublic: s.config.didResolutionPublic,
+    now: s.now,
+  }).lane;
 }
 
 function get(path: string, headers: Record<string, string> = {}, method = "GET") {
@@ -31,7 +34,7 @@ async function snapshot(res: Response) {
 Deno.test("fast lane: a warm GET /dids gets exactly the route's answer", async () => {
   let clock = Date.parse("2026-11-23T12:00:00Z");
   const h = didHost({ "/.well-known/did.json": (_r, did) => json(webDoc(did)) });
-  const ctx = await createTestContext({ features: [didRoutes], now: () => clock });
+  const ctx = await createTestContext({ now: () => clock });
   try {
     const lane = laneOf(ctx);
     const token = await signToken(ctx.idp, { expiresIn: "1h" });
@@ -76,7 +79,7 @@ Deno.test("fast lane: a warm GET /dids gets exactly the route's answer", async (
 
 Deno.test("fast lane: declines what it cannot answer as the route would", async () => {
   let clock = Date.now(); // the token's exp is set from the real clock
-  const ctx = await createTestContext({ features: [didRoutes], now: () => clock });
+  const ctx = await createTestContext({ now: () => clock });
   try {
     const lane = laneOf(ctx);
     const token = await signToken(ctx.idp, { expiresIn: "10m" });
@@ -126,10 +129,7 @@ Deno.test("fast lane: declines what it cannot answer as the route would", async 
 });
 
 Deno.test("fast lane: with DID_RESOLUTION_PUBLIC=true it answers without a token", async () => {
-  const ctx = await createTestContext({
-    features: [didRoutes],
-    env: { DID_RESOLUTION_PUBLIC: "true" },
-  });
+  const ctx = await createTestContext({ env: { DID_RESOLUTION_PUBLIC: "true" } });
   try {
     const lane = laneOf(ctx);
     const path = `/dids/${KEY_DID}`;

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { createPeerDid2, createPeerDid4FromKeys } from "../../src/did/methods/peer.ts";
 import { keyMethod } from "../../src/did/methods/key.ts";
 import { createUniversalResolver, normalizeErrorCode } from "../../src/did/methods/universal.ts";
-import { createDidResolver, didResolverFor } from "../../src/did/mod.ts";
+import { createDidResolver } from "../../src/did/mod.ts";
 import { createRegistry } from "../../src/did/resolver.ts";
 import type { DidMethod } from "../../src/did/types.ts";
-import { keys } from "../../src/kv/keys.ts";
+import { keys } from "../../src/kv/mod.ts";
 import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { createTestContext } from "../support/context.ts";
 import { didHost, json } from "./did_host.ts";
@@ -54,8 +54,7 @@ Deno.test("a driver that throws gives an internalError result, not an exception"
 Deno.test("createDidResolver resolves did:key, did:jwk and did:peer:2 with DIDComm services", async () => {
   const ctx = await createTestContext();
   try {
-    const resolver = didResolverFor(ctx.deps);
-    assert.equal(didResolverFor(ctx.deps), resolver, "one shared resolver per deps");
+    const resolver = ctx.services.resolver;
     assert.deepEqual([...resolver.registry.methods.keys()], ["key", "jwk", "peer", "web"]);
     const k = await resolver.resolve(KEY_DID);
     assert.equal(k.didDocument?.id, KEY_DID);
@@ -88,14 +87,14 @@ Deno.test("did:peer:4 short form resolves after its long form, also on another i
       keyAgreement: [],
       services: [{ type: "did-communication", serviceEndpoint: "https://agent.example/didcomm" }],
     });
-    const a = createDidResolver(ctx.deps);
+    const a = createDidResolver(ctx.services);
     const before = await a.resolve(shortDid);
     assert.equal(before.didResolutionMetadata.error, "notFound");
     const long = await a.resolve(longDid);
     assert.equal(long.didResolutionMetadata.error, undefined, long.didResolutionMetadata.message);
     assert.equal((await ctx.kv.get(keys.peerLongForm(shortDid))).value, longDid);
 
-    const b = createDidResolver(ctx.deps); // another instance: only KV is shared
+    const b = createDidResolver(ctx.services); // another instance: only KV is shared
     const short = await b.resolve(shortDid);
     assert.equal(short.didResolutionMetadata.error, undefined, short.didResolutionMetadata.message);
     assert.equal(short.didDocument?.id, shortDid);

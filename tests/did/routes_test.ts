@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { didRoutes } from "../../src/did/routes.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
 
@@ -9,7 +8,7 @@ async function withCtx(
   fn: (ctx: TestContext, token: string) => Promise<void>,
   opts: Parameters<typeof createTestContext>[0] = {},
 ) {
-  const ctx = await createTestContext({ features: [didRoutes], ...opts });
+  const ctx = await createTestContext(opts);
   try {
     await fn(ctx, await ctx.token());
   } finally {

@@ -20,7 +20,7 @@ async function setup(
 ): Promise<{ ctx: ServedContext; peer: TestPeer; token: string }> {
   const ctx = await servedContext();
   const peer = await startTestPeer(peerOpts);
-  ctx.deps.dispatcher.start();
+  ctx.services.dispatcher.start();
   await configureAgent(ctx, ORG, ctx.endpoint);
   return { ctx, peer, token: await ctx.token({ [ORG]: ["member"] }) };
 }

@@ -3,19 +3,20 @@
  * paths of both roles run against a real Credo issuer in tests/interop/did_rotate_test.ts.
  */
 import assert from "node:assert/strict";
+import { DidRotateTypes } from "../../src/didcomm/connections/did_rotate_messages.ts";
 import {
-  DidRotateTypes,
   didRotationHandler,
   ROTATE_BATCH,
   type RotateJob,
-} from "../../src/didcomm/connections/did_rotate.ts";
-import type { OutboxMessage } from "../../src/outbox/outbox.ts";
-import { createConnectionDid } from "../../src/didcomm/connections/did_exchange.ts";
-import { verkeyToBytes } from "../../src/crypto/ed25519.ts";
+} from "../../src/didcomm/connections/rotate_ours.ts";
+import type { OutboxMessage } from "../../src/outbox/mod.ts";
+import { createConnectionDid } from "../../src/didcomm/connections/connection_did.ts";
+import { verkeyToBytes } from "../../src/crypto/mod.ts";
 import type { ConnectionRecord } from "../../src/didcomm/connections/record.ts";
 import { newMessageId } from "../../src/didcomm/messages.ts";
 import { resolveTarget } from "../../src/didcomm/resolve.ts";
-import { keys } from "../../src/kv/keys.ts";
+import { localResolver } from "../support/local_resolver.ts";
+import { keys } from "../../src/kv/mod.ts";
 import { expectJson } from "../support/context.ts";
 import { configureAgent, type ServedContext, servedContext, waitFor } from "./helpers.ts";
 import { startTestPeer, type TestPeer } from "./test_peer.ts";
@@ -39,7 +40,7 @@ async function requestConnection(ctx: ServedContext, peer: TestPeer): Promise<st
 async function connected(): Promise<{ ctx: ServedContext; peer: TestPeer; id: string }> {
   const ctx = await servedContext();
   const peer = await startTestPeer();
-  ctx.deps.dispatcher.start();
+  ctx.services.dispatcher.start();
   await configureAgent(ctx, ORG, ctx.endpoint);
   const id = await requestConnection(ctx, peer);
   await waitFor(
@@ -126,7 +127,7 @@ Deno.test("DID rotate (rotating): one rotate per change; a wrong-thread ack or a
     // The job again (as after a crash before its success was recorded) starts nothing new.
     const job = { payload: { orgId: ORG, endpoint: `${ctx.baseUrl}/didcomm?relay=1` } };
     assert.deepEqual(
-      await didRotationHandler(ctx.deps).handle(job as OutboxMessage<RotateJob>),
+      await didRotationHandler(ctx.services).handle(job as OutboxMessage<RotateJob>),
       { ok: true },
     );
     assert.equal((await record(ctx, id)).pendingRotation?.thid, first["@id"]);
@@ -179,7 +180,7 @@ Deno.test("DID rotate (rotating): one rotate per change; a wrong-thread ack or a
     assert.deepEqual(rotated.previousDids, [original.did]);
     assert.equal(rotated.endpoint, `${ctx.baseUrl}/didcomm?relay=2`);
     // A ping to the new DID is answered from the new key.
-    const target = await resolveTarget(String(second.to_did));
+    const target = await resolveTarget(localResolver, String(second.to_did));
     assert.equal(target.endpoint, `${ctx.baseUrl}/didcomm?relay=2`);
     const ping = { "@type": "https://didcomm.org/trust_ping/1.0/ping", "@id": newMessageId() };
     assert.equal(await peer.send(ping, target), 202);
@@ -201,7 +202,7 @@ Deno.test("DID rotate: a connection whose handshake spans an endpoint change is 
   let release!: () => void;
   const held = new Promise<void>((r) => release = r);
   const peer = await startTestPeer({ beforeResponse: () => held });
-  ctx.deps.dispatcher.start();
+  ctx.services.dispatcher.start();
   try {
     await configureAgent(ctx, ORG, ctx.endpoint);
     const id = await requestConnection(ctx, peer);
@@ -214,7 +215,7 @@ Deno.test("DID rotate: a connection whose handshake spans an endpoint change is 
       async () => (await record(ctx, id)).state === "completed" || undefined,
     );
     const rotate = await peer.waitFor(DidRotateTypes.rotate);
-    const target = await resolveTarget(String(rotate.to_did));
+    const target = await resolveTarget(localResolver, String(rotate.to_did));
     assert.equal(target.endpoint, `${ctx.baseUrl}/didcomm?moved=1`);
   } finally {
     await peer.close();

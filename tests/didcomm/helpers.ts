@@ -1,9 +1,5 @@
-/** Shared setup of the DIDComm tests: a real app (agents + DIDComm + webhooks) on a real port. */
-import { agentsFeature } from "../../src/agents/routes.ts";
-import { setupAgents } from "../../src/agents/setup.ts";
-import { didcommFeature, setupDidcomm } from "../../src/didcomm/feature.ts";
-import { verkeyToDidKey } from "../../src/crypto/ed25519.ts";
-import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
+/** Shared setup of the DIDComm tests: the real app on a real port. */
+import { verkeyToDidKey } from "../../src/crypto/mod.ts";
 import { type ContextOptions, createTestContext, type TestContext } from "../support/context.ts";
 import { waitFor as waitUntil } from "../support/wait.ts";
 
@@ -26,17 +22,7 @@ export async function servedContext(opts: ContextOptions = {}): Promise<ServedCo
   const baseUrl = `http://127.0.0.1:${port}`;
   let ctx: TestContext;
   try {
-    ctx = await createTestContext({
-      features: [agentsFeature, didcommFeature, webhooksFeature],
-      ...opts,
-      env: { PUBLIC_URL: baseUrl, ...opts.env },
-      setup: async (deps) => {
-        await opts.setup?.(deps);
-        await setupAgents(deps);
-        await setupDidcomm(deps);
-        await setupWebhooks(deps);
-      },
-    });
+    ctx = await createTestContext({ ...opts, env: { PUBLIC_URL: baseUrl, ...opts.env } });
   } catch (err) {
     await server.shutdown();
     throw err;

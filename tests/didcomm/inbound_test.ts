@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { packMessage } from "../../src/didcomm/envelope.ts";
 import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
-import { registerHandler } from "../../src/didcomm/dispatch.ts";
 import { DidCommProblem } from "../../src/didcomm/problem_report.ts";
 import { queueMessageOn } from "../../src/didcomm/outbound.ts";
 import { INBOUND_KIND } from "../../src/didcomm/inbound.ts";
-import { keys } from "../../src/kv/keys.ts";
+import { keys } from "../../src/kv/mod.ts";
 import { expectJson } from "../support/context.ts";
 import { configureAgent, type ServedContext, servedContext, waitFor } from "./helpers.ts";
 import { startTestPeer, type TestPeer } from "./test_peer.ts";
@@ -18,7 +17,7 @@ const PONG = "https://didcomm.org/trust_ping/1.0/ping_response";
 async function connected(): Promise<{ ctx: ServedContext; peer: TestPeer; connectionId: string }> {
   const ctx = await servedContext();
   const peer = await startTestPeer();
-  ctx.deps.dispatcher.start();
+  ctx.services.dispatcher.start();
   await configureAgent(ctx, ORG, ctx.endpoint);
   const token = await ctx.token({ [ORG]: ["holder"] });
   const created = await expectJson(
@@ -130,21 +129,22 @@ Deno.test("a repeated message @id is stored and processed once", async () => {
 });
 
 Deno.test("processing errors become problem reports to the sender, never HTTP errors", async () => {
-  registerHandler("https://didcomm.org/test-boom/1.0/boom", () => {
+  const { ctx, peer } = await connected();
+  const handlers = ctx.services.didcomm.handlers;
+  handlers.register("https://didcomm.org/test-boom/1.0/boom", () => {
     throw new Error("internal detail 42");
   });
-  registerHandler("https://didcomm.org/test-refuse/1.0/offer", () => {
+  handlers.register("https://didcomm.org/test-refuse/1.0/offer", () => {
     throw new DidCommProblem("offer-refused", "Offers of this kind are not accepted.");
   });
-  registerHandler("https://didcomm.org/test-write/1.0/note", (ctx) => {
-    ctx.op.set(["test_note", ctx.orgId, ctx.message["@id"]], ctx.senderKey);
-    queueMessageOn(ctx.op, ctx.connection!, {
+  handlers.register("https://didcomm.org/test-write/1.0/note", (inbound) => {
+    inbound.op.set(["test_note", inbound.orgId, inbound.message["@id"]], inbound.senderKey);
+    queueMessageOn(inbound.op, inbound.connection!, {
       "@type": "https://didcomm.org/test-write/1.0/noted",
       "@id": crypto.randomUUID(),
-      "~thread": { thid: ctx.message["@id"] },
-    }, ctx.now);
+      "~thread": { thid: inbound.message["@id"] },
+    }, inbound.now);
   });
-  const { ctx, peer } = await connected();
   try {
     const send = async (type: string) => {
       const m = { "@type": type, "@id": crypto.randomUUID() };

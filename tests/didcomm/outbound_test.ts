@@ -42,7 +42,7 @@ Deno.test("a message to a peer that is down is delivered when the peer comes bac
       }),
       201,
     );
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     let [msg] = await didcommMessages(ctx.kv);
     assert.equal(msg!.status, "pending");
     assert.equal(msg!.attempts, 1);
@@ -50,7 +50,7 @@ Deno.test("a message to a peer that is down is delivered when the peer comes bac
 
     peer = await startTestPeer({ port, keyPair: kp, manual: true });
     clock.t += DIDCOMM_SCHEDULE[0]!;
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     [msg] = await didcommMessages(ctx.kv);
     assert.equal(msg!.status, "succeeded");
     assert.equal(msg!.attempts, 2);
@@ -81,7 +81,7 @@ Deno.test("a message that cannot be delivered is dead-lettered with a message.de
       conns[name] = String(c.id);
     }
     for (let i = 0; i <= DIDCOMM_SCHEDULE.length; i++) {
-      await ctx.deps.dispatcher.runOnce();
+      await ctx.services.dispatcher.runOnce();
       clock.t += DIDCOMM_SCHEDULE[Math.min(i, DIDCOMM_SCHEDULE.length - 1)]!;
     }
     const msgs = await didcommMessages(ctx.kv);

@@ -14,7 +14,7 @@ const ORG = "org-a";
 Deno.test("short invitation links: JSON answer or redirect to ?oob= give a connection; anything else a clear 4xx/502", async () => {
   const ctx = await servedContext();
   const peer = await startTestPeer();
-  ctx.deps.dispatcher.start();
+  ctx.services.dispatcher.start();
   const seen: { path: string; accept: string | null }[] = [];
   let followed = 0;
   const links = serveLocal((req) => {

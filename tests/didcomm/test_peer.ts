@@ -15,6 +15,7 @@ import {
 } from "../../src/crypto/ed25519.ts";
 import { createPeerDid2 } from "../../src/did/methods/peer.ts";
 import { resolveTarget } from "../../src/didcomm/resolve.ts";
+import { localResolver } from "../support/local_resolver.ts";
 import type { DidCommTarget } from "../../src/didcomm/connections/record.ts";
 import type { DidCommMessage } from "../../src/didcomm/messages.ts";
 
@@ -144,7 +145,7 @@ export async function startTestPeer(opts: TestPeerOptions = {}): Promise<TestPee
   if (!opts.manual) {
     slot.handle = async (m) => {
       if (m["@type"] !== "https://didcomm.org/didexchange/1.1/request") return;
-      ours = await resolveTarget(String(m.did));
+      ours = await resolveTarget(localResolver, String(m.did));
       const response = {
         "@type": "https://didcomm.org/didexchange/1.1/response",
         "@id": crypto.randomUUID(),

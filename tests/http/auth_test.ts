@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import * as jose from "jose";
 import { createRoute, z } from "@hono/zod-openapi";
-import { authMiddleware } from "../../src/app.ts";
-import type { AppDeps } from "../../src/deps.ts";
-import { requireOrgAdmin } from "../../src/http/auth.ts";
-import { createRouter } from "../../src/http/router.ts";
+import type { Services } from "../../src/compose.ts";
+import { createRouter, requireOrg } from "../../src/http/mod.ts";
 import {
   createIdp,
   createTestContext,
@@ -16,22 +14,19 @@ import {
 } from "../support/context.ts";
 
 /** A real org-admin route, as the features build them. */
-const adminFeature = (deps: AppDeps) => {
+const adminFeature = (services: Services) => {
   const r = createRouter();
-  r.use("/orgs/:orgId/admin-probe", authMiddleware(deps));
   r.openapi(
     createRoute({
       method: "get",
       path: "/orgs/{orgId}/admin-probe",
+      middleware: [requireOrg(services.verifier, "admin")] as const,
       request: { params: z.object({ orgId: z.string() }) },
       responses: { 200: { description: "ok" } },
     }),
-    (c) => {
-      requireOrgAdmin(c.var.principal, c.req.valid("param").orgId);
-      return c.json({ ok: true }, 200);
-    },
+    (c) => c.json({ ok: true }, 200),
   );
-  return r;
+  return [r];
 };
 
 async function expect401(res: Response, invalid: boolean) {
@@ -137,7 +132,7 @@ Deno.test("tokens verify through a real JWKS server; 503 when it is down", async
 });
 
 Deno.test("a valid token without the org role gets 403; the admin gets 200", async () => {
-  const ctx = await createTestContext({ features: [adminFeature] });
+  const ctx = await createTestContext({ extraRoutes: adminFeature });
   try {
     const member = await ctx.token({ "org-a": ["holder"], "org-b": ["owner"] });
     const body = await expectJson(

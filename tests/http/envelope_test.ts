@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter } from "../../src/http/router.ts";
+import { createRouter } from "../../src/http/mod.ts";
 import { createTestContext, expectJson } from "../support/context.ts";
 
 const probeFeature = () => {
@@ -30,7 +30,7 @@ const probeFeature = () => {
 };
 
 Deno.test("validation failures are 400 with details naming each field", async () => {
-  const ctx = await createTestContext({ features: [probeFeature] });
+  const ctx = await createTestContext({ extraRoutes: () => [probeFeature()] });
   try {
     const res = await ctx.call("POST", "/probe", { body: { name: "x", extra: 1 } });
     const body = await expectJson(res, 400);
@@ -52,7 +52,7 @@ Deno.test("validation failures are 400 with details naming each field", async ()
 });
 
 Deno.test("malformed JSON is 400, a non-JSON content type 415, a body over 1 MiB 413", async () => {
-  const ctx = await createTestContext({ features: [probeFeature] });
+  const ctx = await createTestContext({ extraRoutes: () => [probeFeature()] });
   try {
     const bad = await ctx.call("POST", "/probe", { body: "{nope" });
     assert.match(String((await expectJson(bad, 400)).message), /not valid JSON/);
@@ -89,7 +89,7 @@ Deno.test("malformed JSON is 400, a non-JSON content type 415, a body over 1 MiB
 });
 
 Deno.test("unknown route is 404, wrong method 405 with Allow, crash 500 without internals", async () => {
-  const ctx = await createTestContext({ features: [probeFeature] });
+  const ctx = await createTestContext({ extraRoutes: () => [probeFeature()] });
   try {
     const nf = await expectJson(await ctx.call("GET", "/does-not-exist"), 404);
     assert.equal(nf.error, "Not Found");

@@ -5,7 +5,6 @@
  * must be a 4xx with the error envelope (or a success), never a 5xx.
  */
 import assert from "node:assert/strict";
-import { features, setupFeatures } from "../../src/features.ts";
 import { createTestContext } from "../support/context.ts";
 
 const ORG = "org-a";
@@ -30,7 +29,7 @@ const bodies: unknown[] = [
 const segments = ["x", "%E0%A4%A", "..%2F..%2Fetc", "a".repeat(5000), "did:web:%00"];
 
 Deno.test("no route answers 5xx to malformed input", async () => {
-  const ctx = await createTestContext({ features, setup: setupFeatures });
+  const ctx = await createTestContext();
   try {
     const owner = await ctx.token({ [ORG]: ["owner"], "org-b": ["member"] });
     const doc = JSON.parse(await (await ctx.call("GET", "/openapi.json")).text()) as {

@@ -9,24 +9,12 @@
  * Needs `bash tests/interop/setup.sh` (npm packages of the Credo peer); fails clearly without.
  */
 import assert from "node:assert/strict";
-import { agentsFeature } from "../../src/agents/routes.ts";
-import { credentialsFeature, setupCredentials } from "../../src/credentials/feature.ts";
-import { didcommFeature } from "../../src/didcomm/feature.ts";
-import { webhooksFeature } from "../../src/webhooks/feature.ts";
-import type { AppDeps } from "../../src/deps.ts";
 import type { CredoIssuer } from "./credo_peer.ts";
 import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
 import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
 
 const ORG = "org-interop";
 type Json = Record<string, unknown>;
-/** The holder app: the DIDComm test app plus the credentials feature. */
-const HOLDER = {
-  features: [agentsFeature, didcommFeature, webhooksFeature, credentialsFeature],
-  setup: async (deps: AppDeps) => {
-    await setupCredentials(deps);
-  },
-};
 
 /** Makes a connection from an invitation of the issuer; returns both sides' ids. */
 async function connect(
@@ -145,7 +133,7 @@ Deno.test({
       });
       assert.equal(late.status, 409);
       await late.body?.cancel();
-    }, HOLDER),
+    }),
 });
 
 Deno.test({
@@ -157,7 +145,7 @@ Deno.test({
     withCredoIssuer(ORG, async (issuer, ctx) => {
       await issueAndAccept(issuer, ctx, "connections");
       assert.deepEqual(await issuer.problemReports(), []);
-    }, HOLDER),
+    }),
 });
 
 Deno.test({
@@ -201,5 +189,5 @@ Deno.test({
         (await issuer.problemReports()).find((p) => p.threadId === huge.threadId));
       assert.equal(report.code, "message-too-large");
       assert.match(String(report.description), /at most 57344 bytes/);
-    }, HOLDER),
+    }),
 });

@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import type { ConnectionView } from "../../src/didcomm/connections/record.ts";
 import { resolveTarget } from "../../src/didcomm/resolve.ts";
+import { localResolver } from "../support/local_resolver.ts";
 import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
 import type { CredoIssuer } from "./credo_peer.ts";
 import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
@@ -90,7 +91,7 @@ Deno.test({
         });
         console.log(`DID rotation to a new endpoint: ${Math.round(performance.now() - t0)} ms`);
         // The new DID names the relay; Credo's messages now arrive through it.
-        assert.equal((await resolveTarget(rotated.did)).endpoint, front.url);
+        assert.equal((await resolveTarget(localResolver, rotated.did)).endpoint, front.url);
         const before = front.forwarded();
         await pingAnswered(issuer, credoSide.id);
         assert.ok(front.forwarded() > before, "Credo's ping went through the new endpoint");

@@ -20,7 +20,7 @@ export async function withCredoIssuer(
 ): Promise<void> {
   const issuer = await startCredoIssuer();
   const ctx = await servedContext(opts);
-  ctx.deps.dispatcher.start();
+  ctx.services.dispatcher.start();
   try {
     await configureAgent(ctx, orgId, ctx.endpoint);
     await fn(issuer, ctx);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { keys } from "../../src/kv/keys.ts";
-import { Dispatcher, retryBusy } from "../../src/outbox/dispatcher.ts";
+import { Dispatcher } from "../../src/outbox/dispatcher.ts";
+import { retryBusy } from "../../src/kv/mod.ts";
 import { enqueue, type OutboxMessage, readMessage, requeueDead } from "../../src/outbox/outbox.ts";
 import { setLogLevel } from "../../src/log.ts";
 import { waitFor } from "../support/wait.ts";

@@ -1,12 +1,10 @@
 /** Test support: a real app on a fresh KV, with an identity provider key the test owns. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import * as jose from "jose";
-import { createApp, type Feature } from "../../src/app.ts";
+import { createApp } from "../../src/app.ts";
+import { type BuildOptions, buildServices, type Services } from "../../src/compose.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
-import { SecretBox } from "../../src/crypto/secret_box.ts";
-import type { AppDeps } from "../../src/deps.ts";
-import { createTokenVerifier } from "../../src/http/auth.ts";
-import { Dispatcher } from "../../src/outbox/dispatcher.ts";
-import { createSafeFetch } from "../../src/outbound/mod.ts";
+import type { AppEnv } from "../../src/http/mod.ts";
 import { setLogLevel } from "../../src/log.ts";
 
 setLogLevel((Deno.env.get("TEST_LOG_LEVEL") as "error") ?? "error");
@@ -52,10 +50,11 @@ export async function signToken(
   return await jwt.sign(idp.privateKey);
 }
 
-/** A test context: app, deps, KV; `close()` releases everything. */
+/** A test context: app, services, KV; `close()` releases everything. */
 export interface TestContext {
   app: ReturnType<typeof createApp>;
-  deps: AppDeps;
+  /** Every service, built by the service's own composition (`buildServices`). */
+  services: Services;
   idp: TestIdp;
   kv: Deno.Kv;
   /** Token for `orgs` (default `{"org-a": ["owner"]}`). */
@@ -71,24 +70,37 @@ export interface TestContext {
 
 /** Options of a test context. */
 export interface ContextOptions {
+  /** Environment over the test defaults (a test IdP, plain HTTP and private addresses allowed). */
   env?: Record<string, string>;
-  features?: Feature[];
   now?: () => number;
   kvPath?: string;
   idp?: TestIdp;
   /** Verify IdP tokens through this JWKS URL instead of the IdP's static key. */
   jwksUrl?: string;
-  setup?: (deps: AppDeps) => Promise<void> | void;
+  /** Overrides handed to `buildServices` (the clock is `now`). */
+  build?: Omit<BuildOptions, "now">;
+  /** Extra routers mounted after the features (tests of the HTTP plumbing). */
+  extraRoutes?: (services: Services) => OpenAPIHono<AppEnv>[];
 }
 
-/** Builds a real app on a fresh `:memory:` KV (or `kvPath`). */
+/** A random SECRETS_KEY. */
+export function randomSecretsKey(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+}
+
+/**
+ * Builds the real app on a fresh `:memory:` KV (or `kvPath`) with the service's own composition
+ * (`buildServices`), as `main.ts` does; the dispatcher polls every 50 ms.
+ */
 export async function createTestContext(opts: ContextOptions = {}): Promise<TestContext> {
   const idp = opts.idp ?? await createIdp();
   const config: Config = parseConfig({
-    AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),
+    ...(opts.jwksUrl
+      ? { AUTH_JWKS_URL: opts.jwksUrl }
+      : { AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk) }),
     AUTH_ISSUER: TEST_ISSUER,
     AUTH_AUDIENCE: TEST_AUDIENCE,
-    SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
+    SECRETS_KEY: randomSecretsKey(),
     OUTBOUND_ALLOW_PRIVATE: "true",
     OUTBOUND_REQUIRE_HTTPS: "false",
     PUBLIC_URL: "http://127.0.0.1:8000",
@@ -96,29 +108,22 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
   });
   const kv = await Deno.openKv(opts.kvPath ?? ":memory:");
   const now = opts.now ?? Date.now;
-  const verifier = createTokenVerifier({
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-    algorithms: config.auth.algorithms,
-    key: opts.jwksUrl
-      ? jose.createRemoteJWKSet(new URL(opts.jwksUrl), { timeoutDuration: 1000 })
-      : await jose.importJWK(idp.publicJwk, idp.alg),
-    kind: "user",
-  }, { now });
-  const deps: AppDeps = {
-    config,
-    kv,
-    verifier,
-    dispatcher: new Dispatcher(kv, { now, pollMs: 50 }),
-    safeFetch: createSafeFetch(config.outbound),
-    secrets: new SecretBox(config.secretsKey!, config.previousSecretsKeys),
-    now,
-  };
-  await opts.setup?.(deps);
-  const app = createApp(deps, opts.features ?? []);
+  let services: Services;
+  try {
+    services = await buildServices(config, kv, {
+      jwksTimeoutMs: 1000,
+      ...opts.build,
+      dispatcher: { pollMs: 50, ...opts.build?.dispatcher },
+      now,
+    });
+  } catch (err) {
+    kv.close();
+    throw err;
+  }
+  const app = createApp(services, { extraRoutes: opts.extraRoutes?.(services) });
   return {
     app,
-    deps,
+    services,
     idp,
     kv,
     token: (orgs = { "org-a": ["owner"] }, sub) => signToken(idp, { orgs, sub }),
@@ -133,7 +138,7 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
       return Promise.resolve(app.request(path, { method, headers, body }));
     },
     close: async () => {
-      await deps.dispatcher.stop();
+      await services.dispatcher.stop();
       kv.close();
     },
   };

@@ -33,7 +33,7 @@ export function serviceEnv(
     HOME: Deno.env.get("HOME") ?? dir,
     DENO_DIR: Deno.env.get("DENO_DIR"),
     PORT: String(port),
-    HOSTNAME: "127.0.0.1",
+    LISTEN_HOST: "127.0.0.1",
     KV_PATH: `${dir}/kv.sqlite3`,
     SECRETS_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
     AUTH_PUBLIC_KEY: JSON.stringify(idp.publicJwk),

@@ -19,7 +19,7 @@ Deno.test("a delivery is a Standard Webhooks request that the standardwebhooks l
   try {
     const secret = await register(ctx, "org-a", rx.hook);
     const eventId = await sendTest(ctx, "org-a");
-    assert.equal(await ctx.deps.dispatcher.runOnce(), 1);
+    assert.equal(await ctx.services.dispatcher.runOnce(), 1);
     assert.equal(rx.got.length, 1);
     const { headers, body } = rx.got[0]!;
     assert.equal(headers["content-type"], "application/json");
@@ -56,7 +56,7 @@ Deno.test("during a rotation both secrets sign for 24 h; afterwards only the new
     });
     const newSecret = ((await expectJson(res, 200)).data as { secret: string }).secret;
     await sendTest(ctx, "org-a");
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     const first = rx.got[0]!;
     assert.equal(first.headers["webhook-signature"]!.split(" ").length, 2);
     new Webhook(newSecret).verify(first.body, first.headers);
@@ -64,7 +64,7 @@ Deno.test("during a rotation both secrets sign for 24 h; afterwards only the new
 
     clock.advance(24 * 3600_000 + 1000);
     await sendTest(ctx, "org-a");
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     const second = rx.got[1]!;
     const sigs = second.headers["webhook-signature"]!.split(" ");
     assert.equal(sigs.length, 1);
@@ -83,7 +83,7 @@ Deno.test("410 Gone dead-letters the delivery and disables the endpoint until it
   try {
     await register(ctx, "org-a", rx.hook);
     await sendTest(ctx, "org-a");
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     const token = await adminToken(ctx, { "org-a": ["owner"] });
     const view = await expectJson(
       await ctx.call("GET", "/notification/webhook-endpoint?orgId=org-a", { token }),
@@ -107,7 +107,7 @@ Deno.test("410 Gone dead-letters the delivery and disables the endpoint until it
     const op = ctx.kv.atomic();
     emit(op, "org-a", "agent.configured", { orgId: "org-a" });
     assert.ok((await op.commit()).ok);
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     assert.equal(rx.got.length, 1);
     page = await deliveries(ctx, "org-a");
     assert.equal(page.data[0]!.status, "succeeded");
@@ -115,7 +115,7 @@ Deno.test("410 Gone dead-letters the delivery and disables the endpoint until it
 
     await register(ctx, "org-a", rx.hook);
     await sendTest(ctx, "org-a");
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     assert.equal(rx.got.length, 2);
   } finally {
     await rx.close();
@@ -132,7 +132,7 @@ Deno.test("a redirect is a failed attempt and is not followed", async () => {
   try {
     await register(ctx, "org-a", rx.hook);
     await sendTest(ctx, "org-a");
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     assert.equal(rx.got.length, 1);
     assert.equal(target.got.length, 0);
     const d = (await deliveries(ctx, "org-a")).data[0]!;
@@ -152,7 +152,7 @@ Deno.test("with no endpoint registered a delivery is recorded as skipped (succee
     const op = ctx.kv.atomic();
     const ev = emit(op, "org-a", "credential.state_changed", { state: "done" });
     assert.ok((await op.commit()).ok);
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     const d = (await deliveries(ctx, "org-a")).data[0]!;
     assert.equal(d.eventId, ev.id);
     assert.equal(d.status, "succeeded");
@@ -174,7 +174,7 @@ Deno.test("the delivery log: newest first, status filter, cursor pages, 403 for 
     for (let i = 0; i < 5; i++) {
       ids.push(await sendTest(ctx, "org-a"));
       clock.advance(1);
-      await ctx.deps.dispatcher.runOnce();
+      await ctx.services.dispatcher.runOnce();
     }
     const all = await deliveries(ctx, "org-a");
     assert.deepEqual(all.data.map((d) => d.eventId), [...ids].reverse());

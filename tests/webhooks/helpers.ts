@@ -8,21 +8,14 @@ import {
   signToken,
   type TestContext,
 } from "../support/context.ts";
-import { setupWebhooks, webhooksFeature } from "../../src/webhooks/feature.ts";
-import type { WebhookHandlerOptions } from "../../src/webhooks/delivery_handler.ts";
+import type { WebhookHandlerOptions } from "../../src/webhooks/mod.ts";
 
-/** A test context with the webhooks feature mounted and its outbox handler registered. */
+/** A test context whose webhook deliveries use `handler` options (shorter schedules). */
 export function webhookContext(
   opts: ContextOptions & { handler?: WebhookHandlerOptions } = {},
 ): Promise<TestContext> {
-  return createTestContext({
-    ...opts,
-    features: [webhooksFeature, ...(opts.features ?? [])],
-    setup: async (deps) => {
-      await setupWebhooks(deps, opts.handler);
-      await opts.setup?.(deps);
-    },
-  });
+  const { handler, ...rest } = opts;
+  return createTestContext({ ...rest, build: { ...rest.build, webhookDelivery: handler } });
 }
 
 /** One request as the receiver saw it. */

@@ -27,7 +27,7 @@ Deno.test("a hanging receiver of one org does not hold up another org's deliveri
     op = ctx.kv.atomic();
     for (let i = 0; i < 20; i++) emit(op, "org-fast", "webhook.test", { i });
     assert.ok((await op.commit()).ok);
-    ctx.deps.dispatcher.start();
+    ctx.services.dispatcher.start();
     const deadline = Date.now() + 10_000;
     while (fast.got.length < 20 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
@@ -39,7 +39,7 @@ Deno.test("a hanging receiver of one org does not hold up another org's deliveri
     assert.ok(slow.got.length <= 8, `org-slow had ${slow.got.length} requests in flight`);
   } finally {
     release();
-    await ctx.deps.dispatcher.stop();
+    await ctx.services.dispatcher.stop();
     await slow.close();
     await fast.close();
     await ctx.close();

@@ -50,7 +50,7 @@ Deno.test("registration is 403 for members without owner/admin, other orgs' owne
     }
     // An agent token (the service's own issuer, kind "agent") never administers, even as owner.
     const { privateKey, publicKey } = await jose.generateKeyPair("ES256");
-    ctx.deps.verifier.trust({
+    ctx.services.verifier.trust({
       issuer: "urn:test:agent",
       audience: [TEST_AUDIENCE],
       algorithms: ["ES256"],
@@ -217,7 +217,7 @@ Deno.test("test event: 202 with an event id, 404 without an endpoint, 403 for a 
     const body = await expectJson(await send(token), 202);
     const eventId = (body.data as { eventId: string }).eventId;
     assert.match(eventId, /^evt_[0-9a-f]{32}$/);
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     assert.equal(rx.got.length, 1);
     const event = JSON.parse(rx.got[0]!.body);
     assert.equal(event.id, eventId);

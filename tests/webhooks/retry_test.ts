@@ -24,7 +24,7 @@ Deno.test("a receiver that is down for the first 3 attempts gets the event on th
   try {
     const secret = await register(ctx, "org-a", `http://127.0.0.1:${port}/hook`);
     const eventId = await sendTest(ctx, "org-a");
-    const d = ctx.deps.dispatcher;
+    const d = ctx.services.dispatcher;
     assert.equal(await d.runOnce(), 1);
     clock.advance(4_000);
     assert.equal(await d.runOnce(), 0, "not due before 5 s");
@@ -75,7 +75,7 @@ Deno.test("after the last scheduled attempt the delivery is dead; a manual retry
   try {
     await register(ctx, "org-a", rx.hook);
     const eventId = await sendTest(ctx, "org-a");
-    const d = ctx.deps.dispatcher;
+    const d = ctx.services.dispatcher;
     assert.equal(await d.runOnce(), 1);
     for (const delay of WEBHOOK_SCHEDULE) {
       clock.advance(delay);
@@ -132,7 +132,7 @@ Deno.test("429 and 503 honour Retry-After within the schedule's bounds", async (
   try {
     await register(ctx, "org-a", rx.hook);
     await sendTest(ctx, "org-a");
-    const d = ctx.deps.dispatcher;
+    const d = ctx.services.dispatcher;
     const next = async () => (await deliveries(ctx, "org-a")).data[0]!.nextAttemptAt;
     await d.runOnce();
     assert.equal(await next(), new Date(clock.now() + 120_000).toISOString());
@@ -162,7 +162,7 @@ Deno.test("an attempt that gets no answer within the timeout fails and is retrie
     await register(ctx, "org-a", rx.hook);
     await sendTest(ctx, "org-a");
     const t0 = Date.now();
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce();
     assert.ok(Date.now() - t0 < 5_000);
     const d = (await deliveries(ctx, "org-a")).data[0]!;
     assert.equal(d.status, "failed");

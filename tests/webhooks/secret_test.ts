@@ -79,8 +79,8 @@ Deno.test("the secret appears in no later response, no log line and no KV value 
     ) {
       responses.push(await (await ctx.call(m, p, { token, body: b })).text());
     }
-    await ctx.deps.dispatcher.runOnce(); // fails once (500)
-    await ctx.deps.dispatcher.runOnce();
+    await ctx.services.dispatcher.runOnce(); // fails once (500)
+    await ctx.services.dispatcher.runOnce();
     responses.push(
       await (await ctx.call("GET", "/notification/deliveries?orgId=org-a", { token })).text(),
     );

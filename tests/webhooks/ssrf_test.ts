@@ -67,7 +67,7 @@ Deno.test("delivery re-checks the target at every attempt: blocked targets get n
       const op = strict.kv.atomic();
       for (const i of list.keys()) emit(op, `org-${i}`, "webhook.test", { i });
       assert.ok((await op.commit()).ok);
-      assert.equal(await strict.deps.dispatcher.runOnce(), list.length);
+      assert.equal(await strict.services.dispatcher.runOnce(), list.length);
       assert.equal(rx.got.length, 0, "no request reached the receiver");
       for (const [i, [url, why]] of list.entries()) {
         const token = await adminToken(strict, { [`org-${i}`]: ["owner"] });
@@ -90,7 +90,7 @@ Deno.test("delivery re-checks the target at every attempt: blocked targets get n
       now: () => Date.now() + 10_000,
     });
     try {
-      await again.deps.dispatcher.runOnce();
+      await again.services.dispatcher.runOnce();
       const ids = rx.got.map((g) => JSON.parse(g.body).orgId).sort();
       // 127.0.0.1 and localhost reach the receiver (others may or may not be routable here).
       assert.ok(ids.includes("org-0"), JSON.stringify(ids));

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { InboundContext } from "../dispatch.ts";
+import type { InboundContext } from "../handlers.ts";
 import { queueMessageOn } from "../outbound.ts";
 import { type DidCommProblem, problemReportFor } from "../problem_report.ts";
 import { saveConnection } from "./record.ts";

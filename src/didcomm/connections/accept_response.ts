@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DidDocument } from "../../did/types.ts";
+import type { DidDocument } from "../../did/mod.ts";
 import { DidCommProblem } from "../problem_report.ts";
 import { DidUnusableError, documentVerkeys, targetFromDocument } from "../resolve.ts";
 import type { ConnectionRecord } from "./record.ts";

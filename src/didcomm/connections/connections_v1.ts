@@ -5,17 +5,18 @@
  *
  * @module
  */
-import type { DidDocument } from "../../did/types.ts";
 import { base58 } from "@scure/base";
+import type { DidDocument } from "../../did/mod.ts";
+import type { DidcommDeps } from "../deps.ts";
+import type { InboundContext } from "../handlers.ts";
 import { type DidCommMessage, MessageTypes, newMessageId, threadIdOf } from "../messages.ts";
-import { DidCommProblem } from "../problem_report.ts";
-import type { InboundContext } from "../dispatch.ts";
 import { queueMessageOn } from "../outbound.ts";
-import { type ConnectionRecord, saveConnection } from "./record.ts";
-import { verifyConnectionSig } from "./signatures.ts";
+import { DidCommProblem } from "../problem_report.ts";
 import { abandonConnection } from "./abandon.ts";
 import { acceptResponse } from "./accept_response.ts";
-import { rotateIfEndpointMoved } from "./did_rotate.ts";
+import { type ConnectionRecord, saveConnection } from "./record.ts";
+import { rotateIfEndpointMoved } from "./rotate_ours.ts";
+import { verifyConnectionSig } from "./signatures.ts";
 
 /** The unqualified DID of a key: base58 of its first 16 bytes (Indy convention). */
 export function legacyDid(publicKey: Uint8Array): string {
@@ -81,8 +82,15 @@ function fromLegacy(doc: Record<string, unknown>, did: string): DidDocument {
 
 const PROBLEM = "response_not_accepted";
 
-/** Handles `connections/1.0/response` on a connection of ours in `request-sent`. */
-export async function handleConnectionsResponse(ctx: InboundContext): Promise<void> {
+/** The handler of `connections/1.0/response` on a connection of ours in `request-sent`. */
+export function connectionsResponseHandler(deps: Pick<DidcommDeps, "agents">) {
+  return (ctx: InboundContext) => handleConnectionsResponse(deps, ctx);
+}
+
+async function handleConnectionsResponse(
+  deps: Pick<DidcommDeps, "agents">,
+  ctx: InboundContext,
+): Promise<void> {
   const conn = ctx.connection!;
   if (conn.state === "completed" || conn.state === "abandoned") return; // late duplicate
   if (conn.state !== "request-sent" || threadIdOf(ctx.message) !== conn.threadId) {
@@ -114,7 +122,7 @@ export async function handleConnectionsResponse(ctx: InboundContext): Promise<vo
     return;
   }
   saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now, ["response-received", "completed"]);
-  await rotateIfEndpointMoved(ctx, next);
+  await rotateIfEndpointMoved(deps.agents, ctx, next);
   queueMessageOn(ctx.op, next, {
     "@type": MessageTypes.trustPing,
     "@id": newMessageId(),

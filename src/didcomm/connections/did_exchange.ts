@@ -5,37 +5,18 @@
  *
  * @module
  */
-import { createPeerDid2 } from "../../did/methods/peer.ts";
-import type { DidDocument } from "../../did/types.ts";
-import { ed25519PublicToX25519 } from "../../crypto/ed25519.ts";
+import type { DidDocument } from "../../did/mod.ts";
+import type { DidcommDeps } from "../deps.ts";
+import type { InboundContext } from "../handlers.ts";
 import { type DidCommMessage, MessageTypes, newMessageId, threadIdOf } from "../messages.ts";
-import { DidCommProblem } from "../problem_report.ts";
-import { DidUnusableError, resolveDidDocument } from "../resolve.ts";
-import type { InboundContext } from "../dispatch.ts";
 import { queueMessageOn } from "../outbound.ts";
-import { type ConnectionRecord, saveConnection } from "./record.ts";
-import { verifySignedAttachment } from "./signatures.ts";
+import { DidCommProblem } from "../problem_report.ts";
+import { type DidcommResolver, DidUnusableError, resolveDidDocument } from "../resolve.ts";
 import { abandonConnection } from "./abandon.ts";
 import { acceptResponse } from "./accept_response.ts";
-import { rotateIfEndpointMoved } from "./did_rotate.ts";
-
-/** Our did:peer:2 for one connection: the key as `#key-1`, its X25519 twin, one DIDComm v1 service. */
-export async function createConnectionDid(
-  publicKey: Uint8Array,
-  endpoint: string,
-): Promise<string> {
-  return createPeerDid2({
-    authentication: [publicKey],
-    keyAgreement: [await ed25519PublicToX25519(publicKey)],
-    services: [{
-      serviceEndpoint: endpoint,
-      type: "did-communication",
-      priority: 0,
-      recipientKeys: ["#key-1"],
-      routingKeys: [],
-    }],
-  });
-}
+import { type ConnectionRecord, saveConnection } from "./record.ts";
+import { rotateIfEndpointMoved } from "./rotate_ours.ts";
+import { verifySignedAttachment } from "./signatures.ts";
 
 /** The DID Exchange request answering invitation `invitationId`. */
 export function didExchangeRequest(
@@ -55,7 +36,11 @@ export function didExchangeRequest(
 const PROBLEM = "response_not_accepted";
 
 /** Verifies the response and returns their DID document. Throws DidCommProblem. */
-async function theirDocument(msg: DidCommMessage, conn: ConnectionRecord): Promise<DidDocument> {
+async function theirDocument(
+  resolver: DidcommResolver,
+  msg: DidCommMessage,
+  conn: ConnectionRecord,
+): Promise<DidDocument> {
   const did = msg.did;
   if (typeof did !== "string" || !did.startsWith("did:")) {
     throw new DidCommProblem(PROBLEM, "The response has no DID.");
@@ -68,7 +53,7 @@ async function theirDocument(msg: DidCommMessage, conn: ConnectionRecord): Promi
       throw new DidCommProblem(PROBLEM, "The response's signed DID is not the DID it names.");
     }
     try {
-      return await resolveDidDocument(did);
+      return await resolveDidDocument(resolver, did);
     } catch (err) {
       if (err instanceof DidUnusableError) throw new DidCommProblem(PROBLEM, err.message);
       throw err;
@@ -93,8 +78,15 @@ async function theirDocument(msg: DidCommMessage, conn: ConnectionRecord): Promi
   throw new DidCommProblem(PROBLEM, "The response is not signed with the invitation key.");
 }
 
-/** Handles `didexchange/1.x/response` on a connection of ours in `request-sent`. */
-export async function handleDidExchangeResponse(ctx: InboundContext): Promise<void> {
+/** The handler of `didexchange/1.x/response` on a connection of ours in `request-sent`. */
+export function didExchangeResponseHandler(deps: Pick<DidcommDeps, "resolver" | "agents">) {
+  return (ctx: InboundContext) => handleDidExchangeResponse(deps, ctx);
+}
+
+async function handleDidExchangeResponse(
+  deps: Pick<DidcommDeps, "resolver" | "agents">,
+  ctx: InboundContext,
+): Promise<void> {
   const conn = ctx.connection!;
   const entry = ctx.connectionEntry!;
   if (conn.state === "completed" || conn.state === "abandoned") return; // late duplicate
@@ -104,7 +96,7 @@ export async function handleDidExchangeResponse(ctx: InboundContext): Promise<vo
   let doc: DidDocument;
   let next: ConnectionRecord;
   try {
-    doc = await theirDocument(ctx.message, conn);
+    doc = await theirDocument(deps.resolver, ctx.message, conn);
     next = acceptResponse(
       conn,
       ctx.message.did as string,
@@ -119,7 +111,7 @@ export async function handleDidExchangeResponse(ctx: InboundContext): Promise<vo
     return;
   }
   saveConnection(ctx.op, entry, next, ctx.now, ["response-received", "completed"]);
-  await rotateIfEndpointMoved(ctx, next);
+  await rotateIfEndpointMoved(deps.agents, ctx, next);
   queueMessageOn(ctx.op, next, {
     "@type": MessageTypes.didExchangeComplete,
     "@id": newMessageId(),

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { keys } from "../../kv/keys.ts";
-import { emit } from "../../webhooks/emit.ts";
+import { keys } from "../../kv/mod.ts";
+import { emit } from "../../webhooks/mod.ts";
 import type { HandshakeProtocol } from "../messages.ts";
 
 /** DID Exchange states (RFC 0023), also used for Connections 1.0 records as Credo does. */

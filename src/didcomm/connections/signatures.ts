@@ -8,7 +8,7 @@
  * @module
  */
 import { base64urlnopad } from "@scure/base";
-import { bytesToVerkey, toVerkey, verifyEd25519, verkeyToBytes } from "../../crypto/ed25519.ts";
+import { bytesToVerkey, toVerkey, verifyEd25519, verkeyToBytes } from "../../crypto/mod.ts";
 import { DidCommProblem } from "../problem_report.ts";
 
 const utf8 = new TextEncoder();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { acceptResponse } from "../../../src/didcomm/connections/accept_response.ts";
-import { createConnectionDid } from "../../../src/didcomm/connections/did_exchange.ts";
+import { createConnectionDid } from "../../../src/didcomm/connections/connection_did.ts";
+import { localResolver } from "../../support/local_resolver.ts";
 import type { ConnectionRecord } from "../../../src/didcomm/connections/record.ts";
 import { generateEd25519KeyPair, verkeyToDidKey } from "../../../src/crypto/ed25519.ts";
 import { DidCommProblem } from "../../../src/didcomm/problem_report.ts";
@@ -34,7 +35,7 @@ function requestSent(): ConnectionRecord {
 Deno.test("acceptResponse: a response sent with a key of their DID document completes the connection with its service", async () => {
   const kp = await generateEd25519KeyPair();
   const did = await createConnectionDid(kp.publicKey, "http://peer.example/didcomm");
-  const doc = await resolveDidDocument(did);
+  const doc = await resolveDidDocument(localResolver, did);
   const next = acceptResponse(requestSent(), did, doc, kp.verkey, "wrong sender", NOW);
   assert.equal(next.state, "completed");
   assert.equal(next.theirDid, did);
@@ -52,7 +53,7 @@ Deno.test("acceptResponse: another sender key, no sender key, or a document with
   const kp = await generateEd25519KeyPair();
   const other = await generateEd25519KeyPair();
   const did = await createConnectionDid(kp.publicKey, "http://peer.example/didcomm");
-  const doc = await resolveDidDocument(did);
+  const doc = await resolveDidDocument(localResolver, did);
   for (const sender of [other.verkey, null]) {
     assert.throws(
       () => acceptResponse(requestSent(), did, doc, sender, "not sent with their key", NOW),
@@ -62,7 +63,7 @@ Deno.test("acceptResponse: another sender key, no sender key, or a document with
     );
   }
   const keyDid = verkeyToDidKey(kp.verkey);
-  const keyDoc = await resolveDidDocument(keyDid);
+  const keyDoc = await resolveDidDocument(localResolver, keyDid);
   assert.throws(
     () => acceptResponse(requestSent(), keyDid, keyDoc, kp.verkey, "wrong sender", NOW),
     (err) =>

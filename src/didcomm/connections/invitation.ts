@@ -5,14 +5,11 @@
  *
  * @module
  */
-import type { AppDeps } from "../../deps.ts";
 import { conflict } from "../../errors.ts";
-import { keys } from "../../kv/keys.ts";
-import { uuidv7 } from "../../kv/ids.ts";
+import { keys, uuidv7 } from "../../kv/mod.ts";
 import { log } from "../../log.ts";
-import { getOrgWallet, newWalletKey, writeWalletKey } from "../../agents/wallet.ts";
-import type { InboundContext } from "../dispatch.ts";
-import { registerHandler } from "../dispatch.ts";
+import type { DidcommDeps } from "../deps.ts";
+import type { InboundContext, MessageHandlers } from "../handlers.ts";
 import { type DidCommMessage, MessageTypes, Protocols } from "../messages.ts";
 import { type ParsedInvitation, parseInvitation } from "../oob.ts";
 import { queueMessageOn } from "../outbound.ts";
@@ -23,12 +20,9 @@ import {
   connectionView,
   saveConnection,
 } from "./record.ts";
-import {
-  createConnectionDid,
-  didExchangeRequest,
-  handleDidExchangeResponse,
-} from "./did_exchange.ts";
-import { connectionsRequest, handleConnectionsResponse, legacyDid } from "./connections_v1.ts";
+import { createConnectionDid } from "./connection_did.ts";
+import { didExchangeRequest, didExchangeResponseHandler } from "./did_exchange.ts";
+import { connectionsRequest, connectionsResponseHandler, legacyDid } from "./connections_v1.ts";
 
 /**
  * Accepts an invitation for `orgId`: 201-worthy connection view in `request-sent`, with the
@@ -36,17 +30,17 @@ import { connectionsRequest, handleConnectionsResponse, legacyDid } from "./conn
  * agent or already received this invitation.
  */
 export async function receiveInvitation(
-  deps: AppDeps,
+  deps: DidcommDeps,
   orgId: string,
   invitation: Record<string, unknown>,
 ): Promise<ConnectionView> {
-  const wallet = await getOrgWallet(deps.kv, orgId);
+  const wallet = await deps.wallet.identity(orgId);
   if (!wallet) {
     throw conflict(
       `Organization "${orgId}" has no agent configured; configure it with POST /orgs/${orgId}/agents/configure first.`,
     );
   }
-  const inv: ParsedInvitation = await parseInvitation(invitation);
+  const inv: ParsedInvitation = await parseInvitation(deps.resolver, invitation);
   const byInvitation = keys.connectionByInvitation(orgId, inv.id);
   const existing = await deps.kv.get<string>(byInvitation);
   const already = () =>
@@ -56,14 +50,14 @@ export async function receiveInvitation(
   if (existing.value) throw already();
 
   const now = deps.now();
-  const { record: key, publicKey } = await newWalletKey(deps.secrets, orgId, wallet.agentId, {
+  const { record: key, publicKey } = await deps.wallet.newKey(orgId, wallet.agentId, {
     purpose: "connection",
     now,
   });
   let did: string;
   let request: DidCommMessage;
   if (inv.protocol === Protocols.didExchange) {
-    did = await createConnectionDid(publicKey, wallet.agentEndpoint);
+    did = createConnectionDid(publicKey, wallet.agentEndpoint);
     request = didExchangeRequest(did, wallet.label, inv.id);
   } else {
     did = legacyDid(publicKey);
@@ -92,7 +86,7 @@ export async function receiveInvitation(
     endpoint: wallet.agentEndpoint,
   };
   const op = deps.kv.atomic();
-  writeWalletKey(op, key);
+  deps.wallet.write(op, key);
   op.check({ key: byInvitation, versionstamp: null }).set(byInvitation, record.id);
   saveConnection(op, null, record, now, ["invitation-received", "request-sent"]);
   queueMessageOn(op, record, request, now);
@@ -130,11 +124,11 @@ function handleHandshakeProblem(ctx: InboundContext): void {
 }
 
 /** Registers the handshake message handlers. */
-export function registerConnectionHandlers(): void {
+export function registerHandshakeHandlers(handlers: MessageHandlers, deps: DidcommDeps): void {
   const handshake = { acceptBeforeCompleted: true };
-  registerHandler(MessageTypes.didExchangeResponse, handleDidExchangeResponse, handshake);
-  registerHandler(MessageTypes.connectionsResponse, handleConnectionsResponse, handshake);
-  registerHandler(MessageTypes.didExchangeProblemReport, handleHandshakeProblem, handshake);
-  registerHandler(MessageTypes.connectionsProblemReport, handleHandshakeProblem, handshake);
-  registerHandler(MessageTypes.problemReport, handleHandshakeProblem, handshake);
+  handlers.register(MessageTypes.didExchangeResponse, didExchangeResponseHandler(deps), handshake);
+  handlers.register(MessageTypes.connectionsResponse, connectionsResponseHandler(deps), handshake);
+  handlers.register(MessageTypes.didExchangeProblemReport, handleHandshakeProblem, handshake);
+  handlers.register(MessageTypes.connectionsProblemReport, handleHandshakeProblem, handshake);
+  handlers.register(MessageTypes.problemReport, handleHandshakeProblem, handshake);
 }

@@ -1,52 +1,29 @@
 /**
- * DID Rotate 1.0 (Aries RFC 0794), both roles.
+ * DID Rotate 1.0 (Aries RFC 0794), the rotating side (us).
  *
- * - Rotating party (us): when an org's `agentEndpoint` changes, every completed connection gets a
- *   new per-connection key and `did:peer:2` naming the new endpoint, announced with `rotate`. (A
- *   new key, not the old one: Credo finds the connection of a message by the sender key's DID and
- *   fails when two of its received DIDs share a key.) Messages to the new key reach the connection
- *   at once; the record keeps sending from its DID and key until the other side's `ack` (RFC:
- *   "receive messages on both ... at least until the ack"), then switches. A problem report on the
- *   thread drops the pending rotation. The work is
- *   an outbox job ({@link ROTATE_KIND}) committed with the agent update, so a crash in the middle
- *   loses nothing: the job runs again and skips connections already rotated.
- * - Observing party: a `rotate` from the other side is resolved (did:peer, did:key), acked on the
- *   prior DID's service, and from then on messages go to the new DID's service; keys of the new
- *   DID are accepted as senders beside the old ones (out-of-order messages). A `hangup` ends the
- *   connection (`abandoned`).
+ * When an org's `agentEndpoint` changes, every completed connection gets a new per-connection key
+ * and `did:peer:2` naming the new endpoint, announced with `rotate`. (A new key, not the old one:
+ * Credo finds the connection of a message by the sender key's DID and fails when two of its
+ * received DIDs share a key.) Messages to the new key reach the connection at once; the record
+ * keeps sending from its DID and key until the other side's `ack` (RFC: "receive messages on both
+ * ... at least until the ack"), then switches. A problem report on the thread drops the pending
+ * rotation. The work is an outbox job ({@link ROTATE_KIND}) committed with the agent update, so a
+ * crash in the middle loses nothing: the job runs again and skips connections already rotated.
+ * Ending a relationship from our side is a `hangup` ({@link hangUp}).
  *
  * @module
  */
-import type { AppDeps } from "../../deps.ts";
 import { conflict, notFound } from "../../errors.ts";
-import { keys } from "../../kv/keys.ts";
+import { atomicUpdate, keys } from "../../kv/mod.ts";
 import { log } from "../../log.ts";
-import type { HandlerResult, OutboxHandler } from "../../outbox/dispatcher.ts";
-import { enqueue } from "../../outbox/outbox.ts";
-import { type InboundContext, registerHandler } from "../dispatch.ts";
-import { readAgent } from "../../agents/record.ts";
-import { newWalletKey, writeWalletKey } from "../../agents/wallet.ts";
+import { enqueue, type HandlerResult, type OutboxHandler } from "../../outbox/mod.ts";
+import type { DidcommDeps } from "../deps.ts";
+import type { InboundContext, MessageHandlers } from "../handlers.ts";
 import { type DidCommMessage, newMessageId, threadIdOf } from "../messages.ts";
 import { queueMessageOn } from "../outbound.ts";
-import { DidCommProblem } from "../problem_report.ts";
-import {
-  DidUnusableError,
-  documentVerkeys,
-  resolveDidDocument,
-  targetFromDocument,
-} from "../resolve.ts";
-import { createConnectionDid } from "./did_exchange.ts";
+import { createConnectionDid } from "./connection_did.ts";
+import { DidRotateTypes, remember } from "./did_rotate_messages.ts";
 import { type ConnectionRecord, getConnectionEntry, saveConnection } from "./record.ts";
-
-const PROTOCOL = "https://didcomm.org/did-rotate/1.0";
-
-/** Message types of DID Rotate 1.0. */
-export const DidRotateTypes = {
-  rotate: `${PROTOCOL}/rotate`,
-  ack: `${PROTOCOL}/ack`,
-  problemReport: `${PROTOCOL}/problem-report`,
-  hangup: `${PROTOCOL}/hangup`,
-} as const;
 
 /** Outbox kind of "rotate every completed connection of an org to its current endpoint". */
 export const ROTATE_KIND = "didcomm_rotate_dids";
@@ -78,12 +55,12 @@ export function queueDidRotation(
  * names the old one), queue the rotation job in the same commit, so it is rotated too.
  */
 export async function rotateIfEndpointMoved(
+  agents: DidcommDeps["agents"],
   ctx: InboundContext,
   conn: ConnectionRecord,
 ): Promise<void> {
   if (conn.endpoint === undefined) return;
-  const agent = await readAgent(ctx.deps.kv, conn.orgId);
-  const endpoint = agent.value?.agentEndpoint;
+  const endpoint = (await agents.find(conn.orgId))?.agentEndpoint;
   if (endpoint !== undefined && endpoint !== conn.endpoint) {
     queueDidRotation(ctx.op, conn.orgId, endpoint, ctx.now);
   }
@@ -96,7 +73,7 @@ export async function rotateIfEndpointMoved(
  * or its DID already names, or is being rotated to, that endpoint.
  */
 export async function startRotation(
-  deps: AppDeps,
+  deps: Pick<DidcommDeps, "wallet">,
   op: Deno.AtomicOperation,
   entry: Deno.KvEntry<ConnectionRecord>,
   rotation: { endpoint: string; agentId: string },
@@ -108,13 +85,8 @@ export async function startRotation(
     return false;
   }
   const opts = { purpose: "connection" as const, now };
-  const { record: key, publicKey } = await newWalletKey(
-    deps.secrets,
-    conn.orgId,
-    rotation.agentId,
-    opts,
-  );
-  const toDid = await createConnectionDid(publicKey, rotation.endpoint);
+  const { record: key, publicKey } = await deps.wallet.newKey(conn.orgId, rotation.agentId, opts);
+  const toDid = createConnectionDid(publicKey, rotation.endpoint);
   const rotate: DidCommMessage = {
     "@type": DidRotateTypes.rotate,
     "@id": newMessageId(),
@@ -131,37 +103,28 @@ export async function startRotation(
     },
     updatedAt: new Date(now).toISOString(),
   };
-  writeWalletKey(op, key);
+  deps.wallet.write(op, key);
   op.set(keys.connectionByKey(conn.orgId, key.verkey), conn.id);
   saveConnection(op, entry, next, now);
   queueMessageOn(op, next, rotate, now);
   return true;
 }
 
-/** How many earlier DIDs a record remembers (a record must stay within one KV value). */
-const HISTORY = 5;
-/** How many sender keys of the other side a record accepts at most (older ones drop out). */
-const MAX_THEIR_KEYS = 32;
-
-function history(list: string[] | undefined, did: string): string[] {
-  return [...(list ?? []), did].slice(-HISTORY);
-}
-
 /** The outbox handler of {@link ROTATE_KIND}: walks the org's connections once. */
-export function didRotationHandler(deps: AppDeps): OutboxHandler<RotateJob> {
+export function didRotationHandler(deps: DidcommDeps): OutboxHandler<RotateJob> {
   return {
     schedule: [5_000, 30_000, 120_000, 600_000],
     handle: (msg) => rotateOrg(deps, msg.payload),
   };
 }
 
-async function rotateOrg(deps: AppDeps, job: RotateJob): Promise<HandlerResult> {
-  const agent = await readAgent(deps.kv, job.orgId);
-  if (!agent.value || agent.value.agentEndpoint !== job.endpoint) {
+async function rotateOrg(deps: DidcommDeps, job: RotateJob): Promise<HandlerResult> {
+  const agent = await deps.agents.find(job.orgId);
+  if (!agent || agent.agentEndpoint !== job.endpoint) {
     // Removed, or changed again: the later change has its own job.
     return { ok: true };
   }
-  const rotation = { endpoint: job.endpoint, agentId: agent.value.id };
+  const rotation = { endpoint: job.endpoint, agentId: agent.id };
   let started = 0;
   let seen = 0;
   const batch = deps.kv.list<ConnectionRecord>(
@@ -170,17 +133,18 @@ async function rotateOrg(deps: AppDeps, job: RotateJob): Promise<HandlerResult> 
   );
   for await (const e of batch) {
     seen++;
-    let entry: Deno.KvEntryMaybe<ConnectionRecord> = e;
-    for (let attempt = 0; entry.value && attempt < 5; attempt++) {
-      const op = deps.kv.atomic();
-      const current = entry as Deno.KvEntry<ConnectionRecord>;
-      if (!(await startRotation(deps, op, current, rotation, deps.now()))) break;
-      if ((await op.commit()).ok) {
-        started++;
-        break;
-      }
-      entry = await getConnectionEntry(deps.kv, job.orgId, e.value.id);
-    }
+    const didStart = await atomicUpdate(deps.kv, async (op, attempt) => {
+      const entry = attempt === 0 ? e : await getConnectionEntry(deps.kv, job.orgId, e.value.id);
+      if (!entry.value) return false;
+      return await startRotation(
+        deps,
+        op,
+        entry as Deno.KvEntry<ConnectionRecord>,
+        rotation,
+        deps.now(),
+      );
+    }).catch(() => false); // kept changing: the next run of the job takes it
+    if (didStart) started++;
   }
   if (seen === ROTATE_BATCH) {
     // More may follow: the next batch is its own job (a repeat of this one is harmless).
@@ -226,7 +190,7 @@ function handleRotateAck(ctx: InboundContext): void {
     endpoint: pending.endpoint,
     ourKeyId: pending.keyId,
     ourVerkey: pending.verkey,
-    previousDids: history(conn.previousDids, conn.did),
+    previousDids: remember(conn.previousDids, conn.did),
     updatedAt: new Date(ctx.now).toISOString(),
   };
   saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now);
@@ -254,74 +218,16 @@ function handleRotateProblem(ctx: InboundContext): void {
   });
 }
 
-/** The other side rotates its DID: resolve it, ack on the prior DID, then use the new one. */
-async function handleRotate(ctx: InboundContext): Promise<void> {
-  const conn = ctx.connection!;
-  const toDid = ctx.message.to_did;
-  if (typeof toDid !== "string" || toDid === "") {
-    throw new DidCommProblem("e.did.unresolvable", "The rotate message has no to_did.");
-  }
-  let target;
-  let verkeys: string[];
-  try {
-    const doc = await resolveDidDocument(toDid);
-    verkeys = documentVerkeys(doc);
-    try {
-      target = targetFromDocument(doc);
-    } catch (err) {
-      throw new DidCommProblem("e.did.doc_unsupported", (err as Error).message);
-    }
-  } catch (err) {
-    if (err instanceof DidCommProblem) throw err;
-    if (!(err instanceof DidUnusableError)) throw err;
-    const code = /method .* cannot be resolved/.test(err.message)
-      ? "e.did.method_unsupported"
-      : "e.did.unresolvable";
-    throw new DidCommProblem(code, err.message);
-  }
-  // The ack goes to the prior DID's service (the record as it is now).
-  queueMessageOn(ctx.op, conn, {
-    "@type": DidRotateTypes.ack,
-    "@id": newMessageId(),
-    status: "OK",
-    "~thread": { thid: threadIdOf(ctx.message) },
-  }, ctx.now);
-  const next: ConnectionRecord = {
-    ...conn,
-    theirDid: toDid,
-    previousTheirDids: conn.theirDid
-      ? history(conn.previousTheirDids, conn.theirDid)
-      : conn.previousTheirDids ?? [],
-    their: target,
-    // The new DID's keys last, so the bound keeps them.
-    theirKeys: [...new Set([...conn.theirKeys, ...verkeys])].slice(-MAX_THEIR_KEYS),
-    updatedAt: new Date(ctx.now).toISOString(),
-  };
-  saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now);
-  log("info", "the other side rotated its DID", {
-    orgId: ctx.orgId,
-    connectionId: ctx.connectionId,
-    theirDid: toDid,
-  });
-}
-
-/** The other side ended the relationship. */
-function handleHangup(ctx: InboundContext): void {
-  const conn = ctx.connection!;
-  saveConnection(ctx.op, ctx.connectionEntry, {
-    ...conn,
-    state: "abandoned",
-    errorMessage: "The other side ended the relationship (DID Rotate hangup).",
-    updatedAt: new Date(ctx.now).toISOString(),
-  }, ctx.now);
-}
-
 /**
  * Ends a completed connection from our side: `hangup` to the other side and the record
  * `abandoned`, in one commit. 404 for an unknown connection, 409 unless it is completed.
  */
-export async function hangUp(deps: AppDeps, orgId: string, id: string): Promise<ConnectionRecord> {
-  for (let attempt = 0; attempt < 5; attempt++) {
+export async function hangUp(
+  deps: Pick<DidcommDeps, "kv" | "dispatcher" | "now">,
+  orgId: string,
+  id: string,
+): Promise<ConnectionRecord> {
+  const next = await atomicUpdate(deps.kv, async (op) => {
     const entry = await getConnectionEntry(deps.kv, orgId, id);
     const conn = entry.value;
     if (!conn) throw notFound(`Connection "${id}" does not exist.`);
@@ -329,7 +235,6 @@ export async function hangUp(deps: AppDeps, orgId: string, id: string): Promise<
       throw conflict(`Only a completed connection can be hung up; this one is ${conn.state}.`);
     }
     const now = deps.now();
-    const op = deps.kv.atomic();
     queueMessageOn(op, conn, { "@type": DidRotateTypes.hangup, "@id": newMessageId() }, now);
     const next: ConnectionRecord = {
       ...conn,
@@ -338,19 +243,15 @@ export async function hangUp(deps: AppDeps, orgId: string, id: string): Promise<
       updatedAt: new Date(now).toISOString(),
     };
     saveConnection(op, entry, next, now);
-    if ((await op.commit()).ok) {
-      deps.dispatcher.wake();
-      log("info", "connection hung up", { orgId, connectionId: id });
-      return next;
-    }
-  }
-  throw conflict(`Connection "${id}" kept changing; try again.`);
+    return next;
+  }, { conflict: () => conflict(`Connection "${id}" kept changing; try again.`) });
+  deps.dispatcher.wake();
+  log("info", "connection hung up", { orgId, connectionId: id });
+  return next;
 }
 
-/** Registers the DID Rotate handlers (all on completed connections, from the other side). */
-export function registerDidRotateHandlers(): void {
-  registerHandler(DidRotateTypes.rotate, handleRotate);
-  registerHandler(DidRotateTypes.ack, handleRotateAck);
-  registerHandler(DidRotateTypes.problemReport, handleRotateProblem);
-  registerHandler(DidRotateTypes.hangup, handleHangup);
+/** Registers the handlers of the rotating side (on completed connections, from the other side). */
+export function registerRotatingHandlers(handlers: MessageHandlers): void {
+  handlers.register(DidRotateTypes.ack, handleRotateAck);
+  handlers.register(DidRotateTypes.problemReport, handleRotateProblem);
 }

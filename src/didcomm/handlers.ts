@@ -1,5 +1,6 @@
 /**
- * The inbound message handler registry: protocols register a handler per message type; the
+ * The inbound message handler registry, one instance made by the composition: protocols (the
+ * DIDComm layer's own and the credential exchange) register a handler per message type; the
  * inbound processor calls it with the message, its org, connection and authenticated sender, and
  * an atomic operation that commits together with the "processed" marker of the message.
  *
@@ -9,13 +10,11 @@
  *
  * @module
  */
-import type { AppDeps } from "../deps.ts";
 import type { ConnectionRecord } from "./connections/record.ts";
 import { type DidCommMessage, parseMessageType } from "./messages.ts";
 
 /** What a handler gets. */
 export interface InboundContext {
-  deps: AppDeps;
   orgId: string;
   /** The connection the message came over (by the key it was encrypted to), or null. */
   connectionId: string | null;
@@ -29,8 +28,8 @@ export interface InboundContext {
   recipientKey: string;
   /**
    * Add writes here (with their `check`s): they commit atomically with the message's processed
-   * marker, so a message is acted on exactly once. Use `queueMessageOn(op, …)` /
-   * `queueMessage(deps, op, …)` for replies. A failed commit re-runs the handler on fresh state.
+   * marker, so a message is acted on exactly once. Use `queueMessageOn(op, …)` (or the service's
+   * `queueMessage(op, …)`) for replies. A failed commit re-runs the handler on fresh state.
    */
   op: Deno.AtomicOperation;
   /** The processing time (ms since epoch). */
@@ -55,41 +54,41 @@ export interface MessageHandlerOptions {
   acceptBeforeCompleted?: boolean;
 }
 
-interface Registered {
+/** A registered handler with its options filled in. */
+export interface RegisteredHandler {
   handler: MessageHandler;
   options: Required<MessageHandlerOptions>;
 }
-
-const registry = new Map<string, Registered>();
 
 function registryKey(type: string): string | undefined {
   const t = parseMessageType(type);
   return t ? `${t.docUri}${t.protocol}/${t.major}/${t.name}` : undefined;
 }
 
-/**
- * Registers the handler of a message type (full URI, e.g.
- * `https://didcomm.org/issue-credential/2.0/offer-credential`); a later registration replaces an
- * earlier one. Throws for a type that is not an RFC 0003 message type URI.
- */
-export function registerHandler(
-  type: string,
-  handler: MessageHandler,
-  options: MessageHandlerOptions = {},
-): void {
-  const key = registryKey(type);
-  if (!key) throw new Error(`"${type}" is not a DIDComm message type URI.`);
-  registry.set(key, {
-    handler,
-    options: {
-      requiresConnection: options.requiresConnection ?? true,
-      acceptBeforeCompleted: options.acceptBeforeCompleted ?? false,
-    },
-  });
-}
+/** Message handlers by type (protocol, major version and name). */
+export class MessageHandlers {
+  readonly #byType = new Map<string, RegisteredHandler>();
 
-/** The registered handler of a message type, if any. */
-export function findHandler(type: string): Registered | undefined {
-  const key = registryKey(type);
-  return key ? registry.get(key) : undefined;
+  /**
+   * Registers the handler of a message type (full URI, e.g.
+   * `https://didcomm.org/issue-credential/2.0/offer-credential`); a later registration replaces an
+   * earlier one. Throws for a type that is not an RFC 0003 message type URI.
+   */
+  register(type: string, handler: MessageHandler, options: MessageHandlerOptions = {}): void {
+    const key = registryKey(type);
+    if (!key) throw new Error(`"${type}" is not a DIDComm message type URI.`);
+    this.#byType.set(key, {
+      handler,
+      options: {
+        requiresConnection: options.requiresConnection ?? true,
+        acceptBeforeCompleted: options.acceptBeforeCompleted ?? false,
+      },
+    });
+  }
+
+  /** The registered handler of a message type, if any. */
+  find(type: string): RegisteredHandler | undefined {
+    const key = registryKey(type);
+    return key ? this.#byType.get(key) : undefined;
+  }
 }

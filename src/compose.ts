@@ -1,0 +1,219 @@
+/**
+ * The composition: `buildServices` makes every long-lived object of the service exactly once
+ * (resolver, token verifier, service signer, API key index, wallet, agents, webhooks, DIDComm with
+ * its handler registry, credential holder, dispatcher) and hands each to the objects that use it
+ * as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
+ * app is built. `main.ts`, the tasks and every test build through this one function; tests pass
+ * overrides (clock, outbound client, KV, dispatcher timing, a fake DIDComm layer).
+ *
+ * @module
+ */
+import * as jose from "jose";
+import {
+  AgentDirectory,
+  AgentService,
+  ApiKeyIndex,
+  loadServiceSigner,
+  pepperResealable,
+  type ServiceSigner,
+  signingKeyResealable,
+  Wallet,
+  walletKeyResealable,
+} from "./agents/mod.ts";
+import { type Config, ConfigError } from "./config.ts";
+import {
+  AUTO_ACCEPT_KIND,
+  autoAcceptHandler,
+  CredentialHolder,
+  type HolderDidcomm,
+  registerHolderHandlers,
+} from "./credentials/mod.ts";
+import type { LdDidDocument } from "./credentials/jsonld/types.ts";
+import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
+import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
+import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
+import { createTokenVerifier, staticKeyGetter, type TokenVerifier } from "./http/mod.ts";
+import { log } from "./log.ts";
+import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
+import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
+import {
+  createWebhookHandler,
+  WEBHOOK_KIND,
+  type WebhookHandlerOptions,
+  webhookSecretsResealable,
+  WebhookService,
+} from "./webhooks/mod.ts";
+
+/** Every long-lived object of the service, made once by {@link buildServices}. */
+export interface Services {
+  config: Config;
+  kv: Deno.Kv;
+  /** Clock in ms since epoch. */
+  now: () => number;
+  secrets: SecretBox;
+  safeFetch: SafeFetch;
+  verifier: TokenVerifier;
+  dispatcher: Dispatcher;
+  resolver: DidResolver;
+  signer: ServiceSigner;
+  wallet: Wallet;
+  agents: AgentService;
+  webhooks: WebhookService;
+  didcomm: DidcommService;
+  holder: CredentialHolder;
+}
+
+/** What a caller (a test, a benchmark) may put in place of the defaults. */
+export interface BuildOptions {
+  /** Clock; default `Date.now`. */
+  now?: () => number;
+  /** DNS resolution of the outbound client (tests of the address policy). */
+  resolveHost?: HostLookup;
+  /** The outbound client itself. */
+  safeFetch?: SafeFetch;
+  /** Dispatcher tuning (poll interval, concurrency, lease). */
+  dispatcher?: Omit<DispatcherOptions, "now">;
+  /** Resolver tuning (timeouts, cache sizes, extra methods). */
+  didResolver?: DidResolverOptions;
+  /** Webhook delivery tuning (shorter schedules and timeouts in tests). */
+  webhookDelivery?: WebhookHandlerOptions;
+  /** The identity provider's JWKS fetch timeout (ms); default 5000. */
+  jwksTimeoutMs?: number;
+  /** The DIDComm layer the credential holder queues its messages with (a fake in unit tests). */
+  holderDidcomm?: HolderDidcomm;
+}
+
+/** Builds every service from the configuration and the open KV database, then runs their setup. */
+export async function buildServices(
+  config: Config,
+  kv: Deno.Kv,
+  options: BuildOptions = {},
+): Promise<Services> {
+  if (!config.secretsKey) throw new ConfigError("SECRETS_KEY is required.");
+  const now = options.now ?? Date.now;
+  const secrets = new SecretBox(config.secretsKey, config.previousSecretsKeys);
+  const safeFetch = options.safeFetch ??
+    createSafeFetch(config.outbound, { resolveHost: options.resolveHost });
+  const verifier = createTokenVerifier({
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+    algorithms: config.auth.algorithms,
+    key: config.auth.jwksUrl
+      ? jose.createRemoteJWKSet(new URL(config.auth.jwksUrl), {
+        timeoutDuration: options.jwksTimeoutMs ?? 5000,
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+      })
+      : staticKeyGetter(config.auth.publicKey!),
+    kind: "user",
+  }, { now });
+  const dispatcher = new Dispatcher(kv, {
+    leaseMs: config.outboxLeaseSeconds * 1000,
+    ...options.dispatcher,
+    now,
+  });
+  const resolver = createDidResolver({ config, kv, safeFetch, now }, options.didResolver);
+  const signer = await loadServiceSigner({ kv, secrets, config, verifier, now });
+  const wallet = new Wallet(kv, secrets);
+  const apiKeys = new ApiKeyIndex({ kv, secrets, secretsKey: config.secretsKey, now });
+
+  const directory = new AgentDirectory(kv);
+  const didcomm = new DidcommService({
+    kv,
+    wallet,
+    agents: directory,
+    resolver,
+    dispatcher,
+    safeFetch,
+    now,
+  });
+  // Agents change DIDComm state: a new endpoint rotates the org's connection DIDs, and an agent
+  // with connections is not removed without force. DIDComm lends both as arguments.
+  const agents = new AgentService({
+    kv,
+    wallet,
+    apiKeys,
+    signer,
+    dispatcher,
+    now,
+    onEndpointChange: queueDidRotation,
+    hasConnections: (orgId) => didcomm.hasConnections(orgId),
+  });
+  const webhooks = new WebhookService({
+    kv,
+    secrets,
+    outbound: config.outbound,
+    dispatcher,
+    now,
+  });
+  const holder = new CredentialHolder({
+    kv,
+    dispatcher,
+    now,
+    agents: directory,
+    didcomm: options.holderDidcomm ?? didcomm,
+    resolveDid: async (did) =>
+      ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null,
+  });
+
+  registerHolderHandlers(didcomm.handlers, holder, kv);
+  for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
+    dispatcher.register(kind, handler);
+  }
+  dispatcher.register(
+    WEBHOOK_KIND,
+    createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),
+  );
+  dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
+
+  return {
+    config,
+    kv,
+    now,
+    secrets,
+    safeFetch,
+    verifier,
+    dispatcher,
+    resolver,
+    signer,
+    wallet,
+    agents,
+    webhooks,
+    didcomm,
+    holder,
+  };
+}
+
+/** Every kind of value sealed with SECRETS_KEY, for a key rotation. */
+// deno-lint-ignore no-explicit-any
+export const resealables: Resealable<any>[] = [
+  signingKeyResealable,
+  pepperResealable,
+  walletKeyResealable,
+  webhookSecretsResealable,
+];
+
+/**
+ * Seals every sealed value in KV again under the current SECRETS_KEY and logs what it did.
+ * True when every value opened (then SECRETS_KEY_PREVIOUS can be removed).
+ */
+export async function rotateSecrets(kv: Deno.Kv, box: SecretBox): Promise<boolean> {
+  const reports = await resealAll(kv, box, resealables);
+  for (const r of reports) {
+    log(r.failed.length ? "error" : "info", "re-sealed under the current SECRETS_KEY", {
+      values: r.name,
+      checked: r.checked,
+      resealed: r.resealed,
+      unreadable: r.failed.length,
+      ...(r.failed.length ? { unreadableKeys: r.failed.slice(0, 20) } : {}),
+    });
+  }
+  const ok = reports.every((r) => r.failed.length === 0);
+  log(
+    ok ? "info" : "error",
+    ok
+      ? "every sealed value is under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can be removed"
+      : "some sealed values open with no configured key; keep SECRETS_KEY_PREVIOUS and check them",
+  );
+  return ok;
+}

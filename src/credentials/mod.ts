@@ -1,0 +1,24 @@
+/**
+ * The credential exchange, holder side (Issue Credential 2.0 with JSON-LD credentials): the
+ * `CredentialHolder` service, its DIDComm message handlers, the auto-accept policy in action and
+ * the routes (accept-credential, accept-offer, decline-offer, records, stored credentials).
+ *
+ * @module
+ */
+export {
+  type AcceptOfferOptions,
+  CredentialHolder,
+  type HolderDeps,
+  type HolderDidcomm,
+} from "./holder.ts";
+export { credentialRoutes, type CredentialRoutesDeps } from "./routes.ts";
+export {
+  AUTO_ACCEPT_KIND,
+  type AutoAcceptPayload,
+  holderHandlers,
+  type HolderMessageHandler,
+  type InboundMessage,
+  registerHolderHandlers,
+} from "./inbound.ts";
+export { AUTO_ACCEPT_SCHEDULE, autoAcceptHandler } from "./auto_accept.ts";
+export type { CredentialExchangeRecord, CredentialState } from "./record.ts";

@@ -1,0 +1,84 @@
+/**
+ * Builds the service's DID resolver: the method registry wrapped in the cache. One resolver is
+ * made by the composition (`src/compose.ts`) and handed to every feature that resolves DIDs, so
+ * its memo, LRU and single-flight are shared with `GET /dids/{did}`.
+ *
+ * @module
+ */
+import type { Config } from "../config.ts";
+import type { SafeFetch } from "../outbound/mod.ts";
+import { type CachingResolver, createCachingResolver } from "./cache.ts";
+import { jwkMethod } from "./methods/jwk.ts";
+import { keyMethod } from "./methods/key.ts";
+import { createPeerMethod } from "./methods/peer.ts";
+import { createUniversalResolver } from "./methods/universal.ts";
+import { createWebMethod } from "./methods/web.ts";
+import { KvPeerLongFormStore } from "./peer_long_form_kv.ts";
+import { createRegistry, type DidRegistry } from "./resolver.ts";
+import type { DidMethod } from "./types.ts";
+
+/** What the resolver is built from. */
+export interface DidResolverDeps {
+  config: Pick<Config, "outbound" | "didCacheTtlSeconds" | "universalResolverUrl">;
+  kv: Deno.Kv;
+  safeFetch: SafeFetch;
+  now: () => number;
+}
+
+/** Tuning, mostly for tests and benchmarks. */
+export interface DidResolverOptions {
+  /** did:web fetch timeout (ms), default 5000. */
+  webTimeoutMs?: number;
+  /** did:web body cap (bytes), default 256 KiB. */
+  webMaxBytes?: number;
+  /** Bound of the deterministic memo, default 10 000. */
+  memoSize?: number;
+  /** Bound of the network LRU, default 5 000. */
+  lruSize?: number;
+  /** Extra or replacement methods (by name). */
+  methods?: DidMethod[];
+}
+
+/** A caching DID resolver plus its method registry. */
+export interface DidResolver extends CachingResolver {
+  /** The uncached registry (methods by name, routing). */
+  readonly registry: DidRegistry;
+}
+
+/**
+ * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
+ * (https unless `OUTBOUND_REQUIRE_HTTPS=false`), and the universal resolver for other methods
+ * when `UNIVERSAL_RESOLVER_URL` is set.
+ */
+export function createDidResolver(
+  deps: DidResolverDeps,
+  options: DidResolverOptions = {},
+): DidResolver {
+  const methods: DidMethod[] = [
+    keyMethod,
+    jwkMethod,
+    createPeerMethod({ store: new KvPeerLongFormStore(deps.kv) }),
+    createWebMethod({
+      safeFetch: deps.safeFetch,
+      useHttp: !deps.config.outbound.requireHttps,
+      timeoutMs: options.webTimeoutMs,
+      maxBytes: options.webMaxBytes,
+    }),
+    ...(options.methods ?? []),
+  ];
+  const url = deps.config.universalResolverUrl;
+  const registry = createRegistry({
+    methods,
+    fallback: url
+      ? createUniversalResolver({ baseUrl: url, safeFetch: deps.safeFetch })
+      : undefined,
+  });
+  const cached = createCachingResolver(registry, {
+    kv: deps.kv,
+    ttlSeconds: deps.config.didCacheTtlSeconds,
+    now: deps.now,
+    memoSize: options.memoSize,
+    lruSize: options.lruSize,
+  });
+  return { ...cached, registry };
+}

@@ -1,0 +1,123 @@
+/**
+ * The DIDComm service: inbound envelopes, the org's connections (receive an invitation, list,
+ * read, hang up), outbound messages for other features (`queueMessage`), and the message handler
+ * registry (`handlers`) every protocol registers with. Built once by the composition.
+ *
+ * @module
+ */
+import { notFound } from "../errors.ts";
+import { keys, listPage, type Page } from "../kv/mod.ts";
+import type { OutboxHandler } from "../outbox/mod.ts";
+import {
+  type ConnectionRecord,
+  type ConnectionState,
+  type ConnectionView,
+  connectionView,
+  getConnection,
+} from "./connections/record.ts";
+import { receiveInvitation, registerHandshakeHandlers } from "./connections/invitation.ts";
+import {
+  didRotationHandler,
+  hangUp,
+  registerRotatingHandlers,
+  ROTATE_KIND,
+} from "./connections/rotate_ours.ts";
+import { registerObservingHandlers } from "./connections/rotate_theirs.ts";
+import type { DidcommDeps } from "./deps.ts";
+import { MessageHandlers } from "./handlers.ts";
+import { INBOUND_KIND, inboundProcessingHandler, receiveEnvelope } from "./inbound.ts";
+import { invitationFromLink } from "./oob.ts";
+import {
+  DIDCOMM_KIND,
+  didcommDeliveryHandler,
+  queueMessage,
+  type QueueMessageInput,
+} from "./outbound.ts";
+import { registerTrustPingHandlers } from "./trust_ping.ts";
+
+/** The holder-side DIDComm agent of every configured org. */
+export class DidcommService {
+  /** The message handlers by type; the credential exchange registers its own here. */
+  readonly handlers: MessageHandlers = new MessageHandlers();
+  readonly #d: DidcommDeps;
+
+  constructor(deps: DidcommDeps) {
+    this.#d = deps;
+    registerHandshakeHandlers(this.handlers, deps);
+    registerRotatingHandlers(this.handlers);
+    registerObservingHandlers(this.handlers, deps.resolver);
+    registerTrustPingHandlers(this.handlers);
+  }
+
+  /** The outbox handlers of the layer by kind: delivery, inbound processing, DID rotation. */
+  outboxHandlers(): Record<string, OutboxHandler<never>> {
+    const d = this.#d;
+    return {
+      [DIDCOMM_KIND]: didcommDeliveryHandler(d) as OutboxHandler<never>,
+      [INBOUND_KIND]: inboundProcessingHandler({ ...d, handlers: this.handlers }) as OutboxHandler<
+        never
+      >,
+      [ROTATE_KIND]: didRotationHandler(d) as OutboxHandler<never>,
+    };
+  }
+
+  /** Decrypts and stores one inbound envelope (`EnvelopeError` for anything not accepted). */
+  async receiveEnvelope(body: Uint8Array): Promise<void> {
+    await receiveEnvelope({ ...this.#d, handlers: this.handlers }, body);
+  }
+
+  /**
+   * Accepts an invitation (given, or read from a URL: `?oob=`/`?c_i=`, or a short link fetched
+   * once): a connection in `request-sent` with its request queued in the same commit.
+   */
+  async receiveInvitation(
+    orgId: string,
+    input: { invitation?: Record<string, unknown>; invitationUrl?: string },
+  ): Promise<ConnectionView> {
+    const invitation = input.invitation ??
+      await invitationFromLink(this.#d.safeFetch, input.invitationUrl!);
+    return await receiveInvitation(this.#d, orgId, invitation);
+  }
+
+  /** One page of the org's connections, newest first. */
+  async listConnections(
+    orgId: string,
+    q: { limit: number; cursor?: string; state?: ConnectionState },
+  ): Promise<Page<ConnectionView>> {
+    const page = await listPage<ConnectionRecord>(this.#d.kv, keys.connectionPrefix(orgId), {
+      limit: q.limit,
+      cursor: q.cursor,
+      filter: q.state ? (r) => r.state === q.state : undefined,
+    });
+    return { data: page.data.map(connectionView), nextCursor: page.nextCursor };
+  }
+
+  /** One connection of the org; 404 when it has none with that id. */
+  async getConnection(orgId: string, id: string): Promise<ConnectionView> {
+    const r = await getConnection(this.#d.kv, orgId, id);
+    if (!r) throw notFound(`Connection "${id}" does not exist.`);
+    return connectionView(r);
+  }
+
+  /** True while the org has any connection record. */
+  async hasConnections(orgId: string): Promise<boolean> {
+    for await (const _ of this.#d.kv.list({ prefix: keys.connectionPrefix(orgId) }, { limit: 1 })) {
+      return true;
+    }
+    return false;
+  }
+
+  /** Ends a completed connection from our side (DID Rotate `hangup`). */
+  async hangUp(orgId: string, id: string): Promise<ConnectionView> {
+    return connectionView(await hangUp(this.#d, orgId, id));
+  }
+
+  /**
+   * Adds `message` for the connection to `op` (the caller's atomic operation): delivered at least
+   * once after `op` commits, never if it does not. 404 unknown connection, 409 not completed.
+   * Wake the dispatcher after the commit.
+   */
+  async queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void> {
+    await queueMessage(this.#d, op, input);
+  }
+}

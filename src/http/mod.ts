@@ -1,0 +1,38 @@
+/**
+ * Shared HTTP plumbing: authentication (jose), the org access rule, the error envelope, OpenAPI
+ * helpers, the zod router, request ids and logs, fast lanes, the docs page and the core routes.
+ *
+ * @module
+ */
+export {
+  ADMIN_ROLES,
+  bearerToken,
+  createTokenVerifier,
+  hasOrgRole,
+  MEMBER_ROLES,
+  type Principal,
+  requireBearer,
+  rolesFromClaims,
+  staticKeyGetter,
+  type TokenVerifier,
+  type TrustedIssuer,
+} from "./auth.ts";
+export {
+  assertOrgId,
+  authenticate,
+  checkOrgAccess,
+  isOrgMember,
+  ORG_ID_RE,
+  OrgId,
+  OrgParams,
+  type OrgRole,
+  requireOrg,
+} from "./org.ts";
+export { errorBody, errorResponse, onError, reason } from "./errors.ts";
+export { errorResponses, ErrorSchema, jsonContent } from "./openapi.ts";
+export { createRouter, zodDetails, zodMessage } from "./router.ts";
+export { assignRequestId, finishRequest, logRequest, requestIdFrom } from "./request_id.ts";
+export type { FastLane } from "./fast_lane.ts";
+export type { AppEnv } from "./env.ts";
+export { docsRoutes } from "./docs.ts";
+export { coreRoutes } from "./core_routes.ts";

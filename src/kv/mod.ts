@@ -1,0 +1,18 @@
+/**
+ * Deno KV: the keyspace (every key builder), ids, and the storage helpers every feature uses
+ * (list pages, the one read-modify-write retry loop, busy-file retries).
+ *
+ * @module
+ */
+export { keys } from "./keys.ts";
+export { timeId, uuidv7 } from "./ids.ts";
+export {
+  atomicUpdate,
+  type AtomicUpdateOptions,
+  commitOrConflict,
+  isBusyError,
+  listPage,
+  type Page,
+  parseLimit,
+  retryBusy,
+} from "./store.ts";
