@@ -23,6 +23,7 @@ import {
   finishRequest,
   onError,
 } from "./http/mod.ts";
+import { probeKv } from "./kv/mod.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 
 /** Extra routers for tests (mounted after the features). */
@@ -73,7 +74,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   });
 
   const { verifier } = services;
-  app.route("/", coreRoutes(services));
+  app.route("/", coreRoutes({ verifier, ready: () => probeKv(services.kv) }));
   const dids = didRoutes({
     resolver: services.resolver,
     verifier,

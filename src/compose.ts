@@ -26,9 +26,9 @@ import {
   autoAcceptHandler,
   CredentialHolder,
   type HolderDidcomm,
+  type LdDidDocument,
   registerHolderHandlers,
 } from "./credentials/mod.ts";
-import type { LdDidDocument } from "./credentials/jsonld/types.ts";
 import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
 import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
 import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";

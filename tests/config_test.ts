@@ -75,3 +75,17 @@ Deno.test("the service process exits 1 with a message naming the variable", asyn
   assert.equal(out.code, 1);
   assert.match(new TextDecoder().decode(out.stderr), /AUTH_ISSUER is required/);
 });
+
+Deno.test("parseConfig reads the listen address from LISTEN_HOST (never HOSTNAME) and the outbox lease", () => {
+  const c = parseConfig({ ...base, HOSTNAME: "my-container-7f9c" });
+  assert.equal(c.listenHost, "0.0.0.0");
+  assert.equal(c.outboxLeaseSeconds, 30);
+  assert.equal(parseConfig({ ...base, DEV_MODE: "true" }).listenHost, "127.0.0.1");
+  assert.equal(parseConfig({ ...base, LISTEN_HOST: "::" }).listenHost, "::");
+  assert.equal(parseConfig({ ...base, LISTEN_HOST: "[::1]" }).listenHost, "::1");
+  assert.equal(parseConfig({ ...base, LISTEN_HOST: "localhost" }).listenHost, "localhost");
+  assert.equal(parseConfig({ ...base, OUTBOX_LEASE_SECONDS: "5" }).outboxLeaseSeconds, 5);
+  refuses({ ...base, LISTEN_HOST: "not a host!" }, "LISTEN_HOST");
+  refuses({ ...base, OUTBOX_LEASE_SECONDS: "abc" }, "OUTBOX_LEASE_SECONDS must be an integer");
+  refuses({ ...base, OUTBOX_LEASE_SECONDS: "0" }, "OUTBOX_LEASE_SECONDS");
+});

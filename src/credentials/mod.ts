@@ -22,3 +22,4 @@ export {
 } from "./inbound.ts";
 export { AUTO_ACCEPT_SCHEDULE, autoAcceptHandler } from "./auto_accept.ts";
 export type { CredentialExchangeRecord, CredentialState } from "./record.ts";
+export type { LdDidDocument, ResolveDid } from "./jsonld/types.ts";

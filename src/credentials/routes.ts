@@ -18,10 +18,10 @@ import {
   isOrgMember,
   jsonContent as json,
   OrgParams,
+  parseLimit,
   requireOrg,
   type TokenVerifier,
 } from "../http/mod.ts";
-import { parseLimit } from "../kv/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
 import type { CredentialExchangeRecord } from "./record.ts";
 import {

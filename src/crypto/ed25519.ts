@@ -131,11 +131,6 @@ export function toEd25519SecretKey(secretKey: Uint8Array): Uint8Array {
   return full;
 }
 
-/** Signs `message` with an Ed25519 secret key (seed or 64-byte form). */
-export function signEd25519(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
-  return ed25519.sign(message, secretKey.subarray(0, 32));
-}
-
 /** Verifies an Ed25519 signature; false (never a throw) for anything malformed. */
 export function verifyEd25519(
   signature: Uint8Array,

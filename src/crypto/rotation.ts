@@ -2,12 +2,13 @@
  * SECRETS_KEY rotation: every sealed value in KV is sealed again under the current key.
  *
  * Each feature that seals values describes where they live with a {@link Resealable}; the list is
- * in `src/features.ts`. {@link resealAll} walks them, and writes each changed record with a
+ * in `src/compose.ts`. {@link resealAll} walks them, and writes each changed record with a
  * versionstamp check (retrying on conflict), so it can run while the service runs: with
  * SECRETS_KEY = the new key and SECRETS_KEY_PREVIOUS = the old one, both open everything.
  *
  * @module
  */
+import { atomicUpdate } from "../kv/mod.ts";
 import type { SecretBox } from "./secret_box.ts";
 
 /** Where one kind of sealed value lives and how to seal one record again. */
@@ -48,22 +49,18 @@ export async function resealAll(
     } else {
       for await (const e of kv.list({ prefix: item.select.prefix })) entries.push(e);
     }
-    for (let entry of entries) {
+    for (const entry of entries) {
       report.checked++;
       try {
-        for (let attempt = 0;; attempt++) {
-          const next = await item.reseal(entry.value, box);
-          if (next === undefined) break;
-          const res = await kv.atomic().check(entry).set(entry.key, next).commit();
-          if (res.ok) {
-            report.resealed++;
-            break;
-          }
-          if (attempt === 4) throw new Error("the record kept changing");
-          const again = await kv.get(entry.key);
-          if (again.versionstamp === null) break; // removed meanwhile
-          entry = again as Deno.KvEntry<unknown>;
-        }
+        const resealed = await atomicUpdate(kv, async (op, attempt) => {
+          const cur = attempt === 0 ? entry : await kv.get(entry.key);
+          if (cur.versionstamp === null) return false; // removed meanwhile
+          const next = await item.reseal(cur.value, box);
+          if (next === undefined) return false;
+          op.check(cur).set(cur.key, next);
+          return true;
+        }, { conflict: () => new Error("the record kept changing") });
+        if (resealed) report.resealed++;
       } catch {
         report.failed.push(JSON.stringify(entry.key));
       }

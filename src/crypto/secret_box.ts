@@ -129,8 +129,3 @@ async function pbkdf2(secret: string, salt: Uint8Array, iterations: number): Pro
   );
   return new Uint8Array(bits);
 }
-
-/** Random token: `prefix` + base64url of `n` random bytes. */
-export function randomToken(n = 32): string {
-  return b64u(crypto.getRandomValues(new Uint8Array(n)));
-}

@@ -12,7 +12,7 @@
  * - Concurrent misses for one DID share one lookup, and all upstream fetches for one DID are
  *   single-flight.
  */
-import { keys } from "../kv/keys.ts";
+import { keys } from "../kv/mod.ts";
 import { log } from "../log.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
 import type { DidRegistry, RoutedDid } from "./resolver.ts";

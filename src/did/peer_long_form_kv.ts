@@ -4,7 +4,7 @@
  * in front saves repeated reads and writes. Entries do not expire: a peer relationship may use a
  * short form for years after its long form was exchanged.
  */
-import { keys } from "../kv/keys.ts";
+import { keys } from "../kv/mod.ts";
 import { Lru } from "./cache.ts";
 import type { PeerLongFormStore } from "./methods/peer_store.ts";
 

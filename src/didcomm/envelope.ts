@@ -18,7 +18,7 @@ import {
   toVerkey,
   verkeyToBytes,
   verkeyToX25519,
-} from "../crypto/ed25519.ts";
+} from "../crypto/mod.ts";
 import { getSodium } from "./sodium.ts";
 
 /** RFC 0019 JWE (flattened, recipients inside the protected header). */

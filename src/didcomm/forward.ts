@@ -10,7 +10,7 @@
  * @module
  */
 import { EnvelopeError, type JweEnvelope, packMessage } from "./envelope.ts";
-import { toVerkey } from "../crypto/ed25519.ts";
+import { toVerkey } from "../crypto/mod.ts";
 
 /** RFC 0094 forward message type (the `did:sov:…;spec/` form is also accepted by the parser). */
 export const FORWARD_TYPE = "https://didcomm.org/routing/1.0/forward";

@@ -84,27 +84,10 @@ export function parseMessageType(type: string): ParsedMessageType | undefined {
   };
 }
 
-/**
- * True when `type` is the same protocol and message name as `expected` with the same major
- * version (RFC 0003: a different minor version is still understood).
- */
-export function typeMatches(type: string, expected: string): boolean {
-  const a = parseMessageType(type);
-  const b = parseMessageType(expected);
-  return !!a && !!b && a.docUri === b.docUri && a.protocol === b.protocol &&
-    a.major === b.major && a.name === b.name;
-}
-
 /** The thread id of a message: `~thread.thid`, else its own `@id` (RFC 0008). */
 export function threadIdOf(message: DidCommMessage): string {
   const thid = message["~thread"]?.thid;
   return typeof thid === "string" && thid.length > 0 ? thid : message["@id"];
-}
-
-/** The parent thread id (`~thread.pthid`), if any. */
-export function parentThreadIdOf(message: DidCommMessage): string | undefined {
-  const pthid = message["~thread"]?.pthid;
-  return typeof pthid === "string" && pthid.length > 0 ? pthid : undefined;
 }
 
 /** Checks the minimum of a plaintext message: a string `@type` and `@id` of sane length. */

@@ -14,10 +14,10 @@ import {
   createRouter,
   errorResponses,
   OrgParams,
+  parseLimit,
   requireOrg,
   type TokenVerifier,
 } from "../http/mod.ts";
-import { parseLimit } from "../kv/mod.ts";
 import { CONNECTION_STATES } from "./connections/record.ts";
 import { EnvelopeError } from "./envelope.ts";
 import type { DidcommService } from "./service.ts";

@@ -2,14 +2,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { AppError } from "../errors.ts";
 import type { TokenVerifier } from "./auth.ts";
 import { createRouter } from "./router.ts";
-import { keys } from "../kv/keys.ts";
 import { requireBearer } from "./auth.ts";
 import { errorResponses } from "./openapi.ts";
 
 /** What the core routes use. */
 export interface CoreRoutesDeps {
-  kv: Deno.Kv;
   verifier: TokenVerifier;
+  /** Resolves when the service can take work (its database answers); rejects otherwise. */
+  ready: () => Promise<void>;
 }
 
 /** `/health`, `/health/ready` and `/me`. */
@@ -53,10 +53,7 @@ export function coreRoutes(deps: CoreRoutesDeps) {
     async (c) => {
       const t0 = performance.now();
       try {
-        const marker = crypto.randomUUID();
-        await deps.kv.set(keys.healthProbe(), marker);
-        const back = await deps.kv.get<string>(keys.healthProbe());
-        if (back.value === null) throw new Error("KV read returned nothing");
+        await deps.ready();
       } catch (err) {
         throw new AppError("not_ready", 503, "The database is not reachable.", { cause: err });
       }

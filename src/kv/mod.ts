@@ -13,6 +13,6 @@ export {
   isBusyError,
   listPage,
   type Page,
-  parseLimit,
+  probeKv,
   retryBusy,
 } from "./store.ts";

@@ -1,4 +1,5 @@
 import { badRequest, ConflictError } from "../errors.ts";
+import { keys } from "./keys.ts";
 
 /** Commits an atomic operation; a failed check becomes a ConflictError (409), never a silent overwrite. */
 export async function commitOrConflict(
@@ -14,16 +15,6 @@ export async function commitOrConflict(
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
-}
-
-/** Parses `?limit=` (default 50, max 200) with a 400 on nonsense. */
-export function parseLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === "") return 50;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 200) {
-    throw badRequest(`limit must be an integer from 1 to 200, got "${raw}".`);
-  }
-  return n;
 }
 
 /**
@@ -136,4 +127,12 @@ export async function retryBusy<T>(fn: () => Promise<T>, tries = 40): Promise<T>
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A KV round trip (a write and a read of `keys.healthProbe()`); rejects when KV does not answer. */
+export async function probeKv(kv: Deno.Kv): Promise<void> {
+  const marker = crypto.randomUUID();
+  await kv.set(keys.healthProbe(), marker);
+  const back = await kv.get<string>(keys.healthProbe());
+  if (back.value === null) throw new Error("KV read returned nothing");
 }

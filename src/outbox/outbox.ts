@@ -1,5 +1,4 @@
-import { keys } from "../kv/keys.ts";
-import { timeId } from "../kv/ids.ts";
+import { keys, timeId } from "../kv/mod.ts";
 
 /** A durable message: a webhook delivery, a DIDComm message, or any other outbound effect. */
 export interface OutboxMessage<P = unknown> {

@@ -13,8 +13,8 @@ import {
   errorResponses,
   isOrgMember,
   OrgId,
+  parseLimit,
 } from "../http/mod.ts";
-import { parseLimit } from "../kv/mod.ts";
 import { DELIVERY_STATUSES } from "./delivery_log.ts";
 import type { WebhookService } from "./service.ts";
 

@@ -6,10 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
-import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
+import { generateEd25519KeyPair } from "../../src/crypto/mod.ts";
 import { createIdp, signToken } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";
+import { drainOutbox } from "../support/outbox.ts";
 import { startTestPeer, type TestPeer } from "../didcomm/test_peer.ts";
 import { didKeyIdentity } from "./jsonld/test_keys.ts";
 import { attachmentOf, issueMessage, offerMessage } from "./helpers.ts";
@@ -91,7 +92,13 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
     const ack = await peer.waitFor("https://didcomm.org/issue-credential/2.0/ack", 30_000);
     assert.equal(ack.status, "OK");
     assert.deepEqual(ack["~thread"], { thid });
-    await new Promise((r) => setTimeout(r, 500));
+    // The restarted service's outbox drains: a second ack would have reached the peer by then.
+    const kv = await Deno.openKv(env.KV_PATH!);
+    try {
+      await drainOutbox(kv);
+    } finally {
+      kv.close();
+    }
     const acks = peer.received.filter((r) => r.message["@type"].endsWith("/ack"));
     assert.equal(acks.length, 1);
     assert.equal((await get(`/credentials/${offered.id}`)).state, "done");

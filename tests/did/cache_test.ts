@@ -5,6 +5,7 @@ import { createDidResolver } from "../../src/did/mod.ts";
 import { keys } from "../../src/kv/mod.ts";
 import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { createTestContext, type TestContext } from "../support/context.ts";
+import { waitFor } from "../support/wait.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
 
 const ROOT = "/.well-known/did.json";
@@ -31,6 +32,7 @@ async function setup(env: Record<string, string> = {}) {
   };
   return {
     ctx,
+    token,
     host,
     clock,
     state,
@@ -182,8 +184,10 @@ Deno.test("20 concurrent misses for one DID make exactly 1 upstream request", as
     return json(webDoc(did));
   };
   try {
+    await s.ctx.services.verifier.verify(s.token); // a cached token: the route awaits no I/O
     const all = Promise.all(Array.from({ length: 20 }, () => s.get()));
-    await new Promise((r) => setTimeout(r, 100));
+    // Every request joins the lookup within microtasks; the host sees the first fetch after.
+    await waitFor("the upstream fetch", () => s.host.count(ROOT) >= 1);
     release();
     const results = await all;
     for (const { res, r } of results) {

@@ -6,6 +6,7 @@ import { queueMessageOn } from "../../src/didcomm/outbound.ts";
 import { INBOUND_KIND } from "../../src/didcomm/inbound.ts";
 import { keys } from "../../src/kv/mod.ts";
 import { expectJson } from "../support/context.ts";
+import { drainOutbox } from "../support/outbox.ts";
 import { configureAgent, type ServedContext, servedContext, waitFor } from "./helpers.ts";
 import { startTestPeer, type TestPeer } from "./test_peer.ts";
 
@@ -119,7 +120,7 @@ Deno.test("a repeated message @id is stored and processed once", async () => {
     }));
     assert.deepEqual(statuses, [202, 202, 202]);
     await peer.waitFor(PONG);
-    await new Promise((r) => setTimeout(r, 300));
+    await drainOutbox(ctx.kv);
     assert.equal(peer.received.filter((m) => m.message["@type"] === PONG).length, 1);
     assert.equal(await inboundCount(ctx.kv), before + 1);
   } finally {
@@ -175,7 +176,7 @@ Deno.test("processing errors become problem reports to the sender, never HTTP er
 
     // A problem report is never answered with another one.
     await send("https://didcomm.org/unknown-protocol/1.0/problem-report");
-    await new Promise((r) => setTimeout(r, 300));
+    await drainOutbox(ctx.kv);
     assert.equal(
       peer.received.filter((m) => m.message["@type"].endsWith("/problem-report")).length,
       3,
@@ -192,7 +193,7 @@ Deno.test("messages to a connection key from a key that is not the other side ar
   try {
     const ping = { "@type": PING, "@id": crypto.randomUUID() };
     assert.equal(await intruder.send(ping, peer.ourTarget()), 202);
-    await new Promise((r) => setTimeout(r, 300));
+    await drainOutbox(ctx.kv);
     assert.equal(intruder.received.length, 0);
     assert.equal(peer.received.filter((m) => m.message["@type"] === PONG).length, 0);
     const seen = [];

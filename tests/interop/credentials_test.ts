@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import type { CredoIssuer } from "./credo_peer.ts";
 import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
 import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
+import { drainOutbox } from "../support/outbox.ts";
 
 const ORG = "org-interop";
 type Json = Record<string, unknown>;
@@ -86,7 +87,7 @@ async function issueAndAccept(
     `${handshake}: offer → Credo done in ${Math.round(performance.now() - t0)} ms`,
   );
   assert.equal(theirRecord.state, "done");
-  await new Promise((r) => setTimeout(r, 300)); // a duplicate ack would arrive by now
+  await drainOutbox(ctx.kv); // every message of ours was delivered: a second ack would be here
   const acks = (await issuer.messages()).filter((m) =>
     m.type === "https://didcomm.org/issue-credential/2.0/ack" && m.thid === offer.threadId
   );

@@ -30,7 +30,18 @@ Deno.test("a message is only sent when the change that causes it commits", async
   }
 });
 
+/** A seeded pseudo-random source (mulberry32): the same jitter on every run. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 Deno.test("two dispatchers on one KV file deliver 500 messages, each handler call exactly once", async () => {
+  const jitter = seeded(42);
   const path = await tempKvPath();
   const kvA = await Deno.openKv(path);
   const kvB = await Deno.openKv(path);
@@ -39,7 +50,7 @@ Deno.test("two dispatchers on one KV file deliver 500 messages, each handler cal
     schedule: [1000],
     handle: async (m: OutboxMessage) => {
       calls.set(m.id, (calls.get(m.id) ?? 0) + 1);
-      await new Promise((r) => setTimeout(r, Math.random() * 3));
+      await new Promise((r) => setTimeout(r, jitter() * 3));
       return { ok: true as const };
     },
   };

@@ -135,18 +135,6 @@ export async function findConnectionByKey(
   return entry.value ? entry : undefined;
 }
 
-/** The connection whose handshake thread is `threadId`. */
-export async function findConnectionByThread(
-  kv: Deno.Kv,
-  orgId: string,
-  threadId: string,
-): Promise<Deno.KvEntryMaybe<ConnectionRecord> | undefined> {
-  const ptr = await kv.get<string>(keys.connectionByThread(orgId, threadId));
-  if (!ptr.value) return undefined;
-  const entry = await getConnectionEntry(kv, orgId, ptr.value);
-  return entry.value ? entry : undefined;
-}
-
 /**
  * Adds the write of `next` to `op`: checked against `prev` (absent for a new record), indexes for
  * a new record, and one `connection.state_changed` event per state in `states` (the states passed

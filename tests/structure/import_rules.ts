@@ -1,0 +1,128 @@
+/**
+ * The import rules of `src/` (ARCHITECTURE.md "Features meet at one public file each"), as a pure
+ * check over an import graph, and the graph of the real code from `deno info --json`:
+ *
+ * 1. no import cycle between files;
+ * 2. no cycle between folders (a top-level file of `src/` counts as a folder of its own);
+ * 3. a file imports a file of another folder only through that folder's public file, `mod.ts`;
+ * 4. route files (`routes.ts`, `*_routes.ts`) do not import the KV module: they call services.
+ */
+
+/** Files (paths relative to `src/`) and the files each imports. */
+export type ImportGraph = Map<string, string[]>;
+
+/** One broken rule, in words. */
+export interface Violation {
+  rule: "file cycle" | "folder cycle" | "deep import" | "kv in route file";
+  message: string;
+}
+
+/** The folder of a file: its first path segment, or the file itself at the top level. */
+export function folderOf(file: string): string {
+  const i = file.indexOf("/");
+  return i < 0 ? file : file.slice(0, i);
+}
+
+const isRouteFile = (file: string) => /(^|\/)([a-z_]+_)?routes\.ts$/.test(file);
+
+/** Every violation of the rules in `graph`. */
+export function checkImports(graph: ImportGraph): Violation[] {
+  const out: Violation[] = [];
+  for (const cycle of cycles(graph)) {
+    out.push({ rule: "file cycle", message: cycle.join(" → ") });
+  }
+  const folders: ImportGraph = new Map();
+  for (const [from, tos] of graph) {
+    const f = folderOf(from);
+    const list = folders.get(f) ?? [];
+    for (const to of tos) {
+      const g = folderOf(to);
+      if (g !== f && !list.includes(g)) list.push(g);
+      if (g !== f && folderOf(to) !== to && !to.endsWith("/mod.ts")) {
+        out.push({ rule: "deep import", message: `${from} imports ${to}; use ${g}/mod.ts` });
+      }
+      if (isRouteFile(from) && folderOf(to) === "kv") {
+        out.push({ rule: "kv in route file", message: `${from} imports ${to}` });
+      }
+    }
+    folders.set(f, list);
+  }
+  for (const cycle of cycles(folders)) {
+    out.push({ rule: "folder cycle", message: cycle.join(" → ") });
+  }
+  return out;
+}
+
+/** The cycles of a directed graph: each strongly connected component of more than one node, or a node importing itself. */
+export function cycles(graph: ImportGraph): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+      }
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(scc.reverse());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return found;
+}
+
+/** The import graph of the files under `src/` reachable from `entries`, from `deno info --json`. */
+export async function srcImportGraph(root: URL, entries: string[]): Promise<ImportGraph> {
+  const src = new URL("src/", root).href;
+  const graph: ImportGraph = new Map();
+  for (const entry of entries) {
+    for (const [file, deps] of await entryGraph(root, src, entry)) graph.set(file, deps);
+  }
+  return graph;
+}
+
+async function entryGraph(root: URL, src: string, entry: string): Promise<ImportGraph> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier?: string }; type?: { specifier?: string } }[];
+    }[];
+  };
+  const graph: ImportGraph = new Map();
+  for (const m of info.modules) {
+    if (!m.specifier.startsWith(src)) continue;
+    const deps = new Set<string>();
+    for (const d of m.dependencies ?? []) {
+      for (const s of [d.code?.specifier, d.type?.specifier]) {
+        if (s?.startsWith(src)) deps.add(s.slice(src.length));
+      }
+    }
+    graph.set(m.specifier.slice(src.length), [...deps]);
+  }
+  return graph;
+}

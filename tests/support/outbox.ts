@@ -1,0 +1,26 @@
+/**
+ * Draining the outbox in tests: the way to know that "nothing more will arrive" without sleeping
+ * a fixed time. Every pending outbox message (due, leased or scheduled for a retry) has a pointer
+ * under `keys.outboxDuePrefix()`; when none is left, every message was delivered or dead-lettered,
+ * and every receiver answered (a delivery ends when its HTTP request does).
+ */
+import { keys } from "../../src/kv/mod.ts";
+import { waitFor } from "./wait.ts";
+
+/** The outbox messages still pending in `kv` (due now, leased, or waiting for a retry). */
+export async function pendingOutbox(kv: Deno.Kv): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix: keys.outboxDuePrefix() })) n++;
+  return n;
+}
+
+/**
+ * Waits until the outbox of `kv` is empty (a running dispatcher, in this process or another one
+ * on the same KV file, works it off). Throws after `timeoutMs`, naming how many are left.
+ */
+export async function drainOutbox(kv: Deno.Kv, timeoutMs = 15_000): Promise<void> {
+  await waitFor("the outbox to drain", async () => (await pendingOutbox(kv)) === 0, timeoutMs)
+    .catch(async (err) => {
+      throw new Error(`${err.message} (${await pendingOutbox(kv)} messages pending)`);
+    });
+}
