@@ -82,37 +82,13 @@ export function queueMessageOn(
   return enqueue(op, { kind: DIDCOMM_KIND, orgId: connection.orgId, payload }, now);
 }
 
-/** Input of {@link queueMessage}. */
+/** Input of `DidcommService.queueMessage`. */
 export interface QueueMessageInput {
   orgId: string;
   connectionId: string;
   message: DidCommMessage;
   /** Default true: 409 unless the connection is `completed`. */
   requireCompleted?: boolean;
-}
-
-/**
- * Reads the connection and adds `message` for it to `op` (the caller's atomic operation).
- * Throws AppError 404 for an unknown connection, 409 when it is not `completed` (unless
- * `requireCompleted: false`). Call `deps.dispatcher.wake()` after committing `op`.
- */
-export async function queueMessage(
-  deps: { kv: Deno.Kv; now: () => number },
-  op: Deno.AtomicOperation,
-  input: QueueMessageInput,
-): Promise<OutboxMessage<OutboundPayload>> {
-  const connection = await getConnection(deps.kv, input.orgId, input.connectionId);
-  if (!connection) throw notFound(`Connection "${input.connectionId}" does not exist.`);
-  if (input.requireCompleted !== false && connection.state !== "completed") {
-    throw conflict(
-      `Connection "${connection.id}" is ${connection.state}; messages need a completed connection.`,
-    );
-  }
-  try {
-    return queueMessageOn(op, connection, input.message, deps.now());
-  } catch (err) {
-    throw new AppError("bad_request", 400, (err as Error).message);
-  }
 }
 
 const RETRYABLE_4XX = new Set([408, 425, 429]);

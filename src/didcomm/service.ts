@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { notFound } from "../errors.ts";
+import { AppError, conflict, notFound } from "../errors.ts";
 import { keys, listPage, type Page } from "../kv/mod.ts";
 import type { OutboxHandler } from "../outbox/mod.ts";
 import {
@@ -30,7 +30,7 @@ import { invitationFromLink } from "./oob.ts";
 import {
   DIDCOMM_KIND,
   didcommDeliveryHandler,
-  queueMessage,
+  queueMessageOn,
   type QueueMessageInput,
 } from "./outbound.ts";
 import { registerTrustPingHandlers } from "./trust_ping.ts";
@@ -118,6 +118,17 @@ export class DidcommService {
    * Wake the dispatcher after the commit.
    */
   async queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void> {
-    await queueMessage(this.#d, op, input);
+    const connection = await getConnection(this.#d.kv, input.orgId, input.connectionId);
+    if (!connection) throw notFound(`Connection "${input.connectionId}" does not exist.`);
+    if (input.requireCompleted !== false && connection.state !== "completed") {
+      throw conflict(
+        `Connection "${connection.id}" is ${connection.state}; messages need a completed connection.`,
+      );
+    }
+    try {
+      queueMessageOn(op, connection, input.message, this.#d.now());
+    } catch (err) {
+      throw new AppError("bad_request", 400, (err as Error).message);
+    }
   }
 }
