@@ -30,8 +30,8 @@ import { invitationFromLink } from "./oob.ts";
 import {
   DIDCOMM_KIND,
   didcommDeliveryHandler,
-  queueMessageOn,
   type QueueMessageInput,
+  queueMessageOn,
 } from "./outbound.ts";
 import { registerTrustPingHandlers } from "./trust_ping.ts";
 
