@@ -23,12 +23,15 @@ import {
   finishRequest,
   onError,
 } from "./http/mod.ts";
-import { probeKv } from "./kv/mod.ts";
+import { type ProcessState, readinessCheck } from "./readiness.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 
-/** Extra routers for tests (mounted after the features). */
+/** Options of the app. */
 export interface AppOptions {
+  /** Extra routers for tests (mounted after the features). */
   extraRoutes?: OpenAPIHono<AppEnv>[];
+  /** The process state readiness reports (`main.ts` sets it; default: never draining). */
+  processState?: ProcessState;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -74,7 +77,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   });
 
   const { verifier } = services;
-  app.route("/", coreRoutes({ verifier, ready: () => probeKv(services.kv) }));
+  app.route("/", coreRoutes({ verifier, ready: readinessCheck(services, opts.processState) }));
   const dids = didRoutes({
     resolver: services.resolver,
     verifier,

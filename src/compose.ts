@@ -33,6 +33,7 @@ import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
 import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
 import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
 import { createTokenVerifier, staticKeyGetter, type TokenVerifier } from "./http/mod.ts";
+import { withBusyRetry } from "./kv/mod.ts";
 import { log } from "./log.ts";
 import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
@@ -86,10 +87,12 @@ export interface BuildOptions {
 /** Builds every service from the configuration and the open KV database, then runs their setup. */
 export async function buildServices(
   config: Config,
-  kv: Deno.Kv,
+  database: Deno.Kv,
   options: BuildOptions = {},
 ): Promise<Services> {
   if (!config.secretsKey) throw new ConfigError("SECRETS_KEY is required.");
+  // Several processes may share the database: every call survives a busy SQLite file.
+  const kv = withBusyRetry(database);
   const now = options.now ?? Date.now;
   const secrets = new SecretBox(config.secretsKey, config.previousSecretsKeys);
   const safeFetch = options.safeFetch ??

@@ -1,18 +1,43 @@
 /**
- * The production entry: reads the environment (through `parseConfig` only), opens KV, builds the
- * services (`compose.ts`) and the app, and starts the server, the dispatcher loop and the cron.
+ * The production entry. Evaluating this module (as Deno Deploy does to find crons) checks the Deno
+ * version and registers the outbox cron; running it reads the environment (through `parseConfig`
+ * only), opens KV, builds the services (`compose.ts`) and the app, and serves. SIGTERM/SIGINT
+ * drain it within 5 s (CONTRACT "Operations"): readiness answers 503, the dispatcher stops
+ * claiming, in-flight requests and delivery attempts finish or give their leases back, then exit.
  */
 import { createApp } from "./app.ts";
-import { buildServices, rotateSecrets } from "./compose.ts";
+import { buildServices, rotateSecrets, type Services } from "./compose.ts";
 import { type Config, ConfigError, decodeSecretsKey, parseConfig } from "./config.ts";
 import { devPublicJwk, loadDevSecrets, mintDevToken } from "./dev_keys.ts";
 import { log, setLogLevel } from "./log.ts";
+import { runtimeProblem } from "./runtime.ts";
 
-async function main(): Promise<void> {
-  const env = Deno.env.toObject();
+/** How long readiness answers 503 with the listener still open, before it closes. */
+const READINESS_GRACE_MS = 1_000;
+/** How long in-flight delivery attempts may go on after the signal before they are cut short. */
+const DELIVERY_GRACE_MS = 3_000;
+/** How long in-flight HTTP requests may go on after the listener closes. */
+const REQUEST_GRACE_MS = 2_000;
+
+/** A started service. */
+interface Running {
+  services: Services;
+  server: Deno.HttpServer;
+}
+
+let running: Promise<Running> | undefined;
+let draining = false;
+
+/** Starts the service once; the cron and the entry share it. */
+function start(): Promise<Running> {
+  running ??= run();
+  return running;
+}
+
+async function run(): Promise<Running> {
   let config: Config;
   try {
-    config = parseConfig(env);
+    config = parseConfig(Deno.env.toObject());
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`Configuration error: ${err.message}`);
@@ -21,6 +46,7 @@ async function main(): Promise<void> {
     throw err;
   }
   setLogLevel(config.logLevel);
+  log("info", "starting", { deno: Deno.version.deno, v8: Deno.version.v8 });
   let devToken: string | undefined;
   if (config.devMode) {
     const dev = await loadDevSecrets();
@@ -29,13 +55,15 @@ async function main(): Promise<void> {
       config.auth.publicKey = devPublicJwk(dev);
       devToken = await mintDevToken(dev, { org: "demo-org", roles: ["owner"] });
     }
-    if (config.kvPath && config.kvPath !== ":memory:") {
+    if (config.kvPath && config.kvPath !== ":memory:" && !/^https?:/i.test(config.kvPath)) {
       await Deno.mkdir(config.kvPath.replace(/\/[^/]*$/, "") || ".", { recursive: true });
     }
   }
   const kv = await Deno.openKv(config.kvPath);
   const services = await buildServices(config, kv);
-  const app = createApp(services);
+  const app = createApp(services, {
+    processState: { draining: () => draining, dispatcherExpected: true },
+  });
   if (config.previousSecretsKeys.length > 0) {
     // A SECRETS_KEY rotation is under way: seal everything under the new key, in the background.
     rotateSecrets(kv, services.secrets).catch((err) =>
@@ -43,16 +71,6 @@ async function main(): Promise<void> {
     );
   }
   services.dispatcher.start();
-  try {
-    Deno.cron("outbox-dispatch", "* * * * *", async () => {
-      await services.dispatcher.runOnce();
-    });
-  } catch (err) {
-    log("warn", "Deno.cron is not available; the in-process dispatcher loop runs alone", {
-      error: err,
-    });
-  }
-
   const server = Deno.serve({
     port: config.port,
     hostname: config.listenHost,
@@ -70,16 +88,53 @@ async function main(): Promise<void> {
       }
     },
   }, app.fetch);
-
-  const shutdown = async () => {
-    log("info", "shutting down");
-    await server.shutdown();
-    await services.dispatcher.stop();
-    kv.close();
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGINT", shutdown);
-  Deno.addSignalListener("SIGTERM", shutdown);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => void shutdown(signal, { services, server }, kv));
+  }
+  return { services, server };
 }
 
-if (import.meta.main) await main();
+/** Drains and exits (see the module doc); a second signal changes nothing. */
+async function shutdown(signal: string, { services, server }: Running, kv: Deno.Kv) {
+  if (draining) return;
+  draining = true;
+  const t0 = performance.now();
+  log("info", "shutting down", { signal });
+  const deliveries = services.dispatcher.stop({ graceMs: DELIVERY_GRACE_MS });
+  await sleep(READINESS_GRACE_MS);
+  await Promise.race([server.shutdown(), sleep(REQUEST_GRACE_MS)]);
+  await deliveries;
+  kv.close();
+  log("info", "stopped", { ms: Math.round(performance.now() - t0) });
+  Deno.exit(0);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+if (import.meta.main) {
+  const problem = runtimeProblem(Deno.version.deno);
+  if (problem) {
+    console.error(problem);
+    Deno.exit(1);
+  }
+  // Registered while the module is evaluated, where Deno Deploy finds crons. The handler waits
+  // for the service to be up; messages are due on the outbox records, so a missed minute loses
+  // nothing.
+  try {
+    Deno.cron("outbox-dispatch", "* * * * *", async () => {
+      if (draining) return;
+      await (await start()).services.dispatcher.runOnce();
+    });
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        msg: "Deno.cron is not available; the in-process dispatcher loop runs alone",
+        error: String(err),
+      }),
+    );
+  }
+  await start();
+}

@@ -101,7 +101,11 @@ export interface DeliveryDeps {
 }
 
 /** Packs and POSTs one outbound message. */
-async function deliver(deps: DeliveryDeps, p: OutboundPayload): Promise<HandlerResult> {
+async function deliver(
+  deps: DeliveryDeps,
+  p: OutboundPayload,
+  signal: AbortSignal,
+): Promise<HandlerResult> {
   const key = await deps.wallet.openKey(p.orgId, p.senderKeyId);
   if (!key) {
     return { ok: false, final: true, error: "Our sender key no longer exists (agent removed)." };
@@ -126,6 +130,7 @@ async function deliver(deps: DeliveryDeps, p: OutboundPayload): Promise<HandlerR
       body,
       timeoutMs: 15_000,
       maxBytes: 256 * 1024,
+      signal,
     });
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
     const retryAfter = Number(res.headers.get("retry-after"));
@@ -148,7 +153,7 @@ async function deliver(deps: DeliveryDeps, p: OutboundPayload): Promise<HandlerR
 export function didcommDeliveryHandler(deps: DeliveryDeps): OutboxHandler<OutboundPayload> {
   return {
     schedule: DIDCOMM_SCHEDULE,
-    handle: (msg) => deliver(deps, msg.payload),
+    handle: (msg, { signal }) => deliver(deps, msg.payload, signal),
     onDead(msg, op, now) {
       const p = msg.payload;
       emit(op, p.orgId, "message.delivery_failed", {

@@ -5,6 +5,7 @@
  * @module
  */
 export { keys } from "./keys.ts";
+export { withBusyRetry } from "./busy_retry.ts";
 export { timeId, uuidv7 } from "./ids.ts";
 export {
   atomicUpdate,
@@ -13,6 +14,5 @@ export {
   isBusyError,
   listPage,
   type Page,
-  probeKv,
   retryBusy,
 } from "./store.ts";

@@ -1,5 +1,4 @@
 import { badRequest, ConflictError } from "../errors.ts";
-import { keys } from "./keys.ts";
 
 /** Commits an atomic operation; a failed check becomes a ConflictError (409), never a silent overwrite. */
 export async function commitOrConflict(
@@ -127,12 +126,4 @@ export async function retryBusy<T>(fn: () => Promise<T>, tries = 40): Promise<T>
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-/** A KV round trip (a write and a read of `keys.healthProbe()`); rejects when KV does not answer. */
-export async function probeKv(kv: Deno.Kv): Promise<void> {
-  const marker = crypto.randomUUID();
-  await kv.set(keys.healthProbe(), marker);
-  const back = await kv.get<string>(keys.healthProbe());
-  if (back.value === null) throw new Error("KV read returned nothing");
 }

@@ -7,10 +7,20 @@ export type HandlerResult =
   | { ok: true; status?: number }
   | { ok: false; error: string; status?: number; retryAfterMs?: number; final?: boolean };
 
+/** What a handler gets beside its message. */
+export interface AttemptContext {
+  /**
+   * Aborted when the process shuts down before the attempt ended: stop (pass it to outbound
+   * calls); the attempt is then not counted and its lease is released, so the message is taken
+   * again later (by this or another process) under the same id.
+   */
+  signal: AbortSignal;
+}
+
 /** Handles one kind of message. */
 export interface OutboxHandler<P = unknown> {
   /** Performs the effect. Must not throw for expected failures; a throw counts as a failure. */
-  handle(message: OutboxMessage<P>): Promise<HandlerResult>;
+  handle(message: OutboxMessage<P>, ctx: AttemptContext): Promise<HandlerResult>;
   /** Delays (ms) before retry 1, 2, …; the message is dead after `schedule.length + 1` attempts. */
   schedule: readonly number[];
   /**
@@ -24,6 +34,16 @@ export interface OutboxHandler<P = unknown> {
 export const SUCCEEDED_RETENTION_MS = 30 * 24 * 3_600_000;
 /** How long a dead message and attempt records are kept: 90 days. A manual retry keeps it alive. */
 export const DEAD_RETENTION_MS = 90 * 24 * 3_600_000;
+
+/** What readiness reports of a dispatcher. */
+export interface DispatcherState {
+  /** The in-process loop runs (started and not stopping). */
+  running: boolean;
+  /** Attempts in flight in this process. */
+  inflight: number;
+  /** When the loop last finished a scan (ms since epoch), or null before the first. */
+  lastScanAt: number | null;
+}
 
 /** Dispatcher options. */
 export interface DispatcherOptions {
@@ -59,6 +79,10 @@ export class Dispatcher {
   readonly #inflightByOrg = new Map<string, number>();
   readonly #inflightIds = new Set<string>();
   #running = false;
+  /** Set by `stop`: nothing is claimed any more (the loop, `runOnce` from a cron) until `start`. */
+  #closed = false;
+  #lastScanAt: number | null = null;
+  readonly #controllers = new Map<string, AbortController>();
   #wakeUp: (() => void) | null = null;
   #woken = false;
   #loop: Promise<void> | null = null;
@@ -99,15 +123,34 @@ export class Dispatcher {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#closed = false;
     this.#loop = this.#run();
   }
 
-  /** Stops the loop and waits for messages in flight. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the loop (no new claims) and waits for the attempts in flight. With `graceMs`, attempts
+   * still running after it are aborted: they are not counted and their leases are released, so
+   * the messages are taken again later under the same ids. Resolves when every attempt has ended.
+   */
+  async stop(opts: { graceMs?: number } = {}): Promise<void> {
     this.#running = false;
+    this.#closed = true;
     this.wake();
     await this.#loop;
-    await this.idle();
+    if (opts.graceMs === undefined) return await this.idle();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), opts.graceMs));
+    const outcome = await Promise.race([this.idle(), late]);
+    clearTimeout(timer);
+    if (outcome === "late") {
+      for (const c of this.#controllers.values()) c.abort(new Error("the process is shutting down"));
+      await this.idle();
+    }
+  }
+
+  /** The loop's state, for readiness. */
+  state(): DispatcherState {
+    return { running: this.#running, inflight: this.#inflight, lastScanAt: this.#lastScanAt };
   }
 
   /** Resolves when nothing is in flight. */
@@ -135,6 +178,7 @@ export class Dispatcher {
       let started = 0;
       try {
         started = await this.#claimBatch();
+        this.#lastScanAt = this.#now();
       } catch (err) {
         log("error", "outbox scan failed", { error: err });
       }
@@ -182,7 +226,7 @@ export class Dispatcher {
   /** Claims up to the free capacity of due messages and starts them. Returns how many started. */
   async #claimBatch(): Promise<number> {
     const free = this.#concurrency - this.#inflight;
-    if (free <= 0) return 0;
+    if (free <= 0 || this.#closed) return 0;
     const now = this.#now();
     let started = 0;
     const prefix = keys.outboxDuePrefix();
@@ -259,20 +303,52 @@ export class Dispatcher {
     if (this.#inflight === 0) this.#idleWaiters.splice(0).forEach((r) => r());
   }
 
+  /** Gives up the lease of an attempt cut short by shutdown: due again now, nothing counted. */
+  async #release(msg: OutboxMessage, versionstamp: string): Promise<void> {
+    const now = this.#now();
+    const released: OutboxMessage = { ...msg, dueAt: now, leaseOwner: null, leaseUntil: null };
+    try {
+      const res = await retryBusy(() =>
+        this.#kv.atomic()
+          .check({ key: keys.outboxMessage(msg.id), versionstamp })
+          .delete(keys.outboxDue(msg.dueAt, msg.id))
+          .set(keys.outboxDue(now, msg.id), msg.id)
+          .set(keys.outboxMessage(msg.id), released)
+          .commit()
+      );
+      log("info", "outbox lease released at shutdown", {
+        id: msg.id,
+        kind: msg.kind,
+        orgId: msg.orgId,
+        released: res.ok,
+      });
+    } catch (err) {
+      // The lease ends by itself (OUTBOX_LEASE_SECONDS): the message is still taken again.
+      log("warn", "outbox lease could not be released", { id: msg.id, error: err });
+    }
+  }
+
   async #attempt(msg: OutboxMessage, versionstamp: string): Promise<void> {
     const handler = this.#handlers.get(msg.kind);
     const startedAt = this.#now();
     const t0 = performance.now();
+    const controller = new AbortController();
+    this.#controllers.set(msg.id, controller);
     let result: HandlerResult;
-    if (!handler) {
-      result = { ok: false, error: `No handler for message kind "${msg.kind}".` };
-    } else {
-      try {
-        result = await handler.handle(msg as never);
-      } catch (err) {
-        result = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    try {
+      if (!handler) {
+        result = { ok: false, error: `No handler for message kind "${msg.kind}".` };
+      } else {
+        try {
+          result = await handler.handle(msg as never, { signal: controller.signal });
+        } catch (err) {
+          result = { ok: false, error: err instanceof Error ? err.message : String(err) };
+        }
       }
+    } finally {
+      this.#controllers.delete(msg.id);
     }
+    if (controller.signal.aborted) return await this.#release(msg, versionstamp);
     const durationMs = Math.round(performance.now() - t0);
     const now = this.#now();
     const n = msg.attempts + 1;

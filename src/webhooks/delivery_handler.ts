@@ -68,7 +68,7 @@ export function createWebhookHandler(
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   return {
     schedule: opts.schedule ?? WEBHOOK_SCHEDULE,
-    async handle(msg: OutboxMessage<WebhookEvent>): Promise<HandlerResult> {
+    async handle(msg: OutboxMessage<WebhookEvent>, { signal }): Promise<HandlerResult> {
       const event = msg.payload;
       const orgId = msg.orgId ?? event.orgId;
       const entry = await deps.kv.get<WebhookEndpoint>(keys.webhook(orgId));
@@ -106,6 +106,7 @@ export function createWebhookHandler(
           body,
           timeoutMs,
           maxBytes: MAX_RESPONSE_BYTES,
+          signal,
         });
         status = res.status;
         headers = res.headers;
