@@ -143,7 +143,9 @@ export class Dispatcher {
     const outcome = await Promise.race([this.idle(), late]);
     clearTimeout(timer);
     if (outcome === "late") {
-      for (const c of this.#controllers.values()) c.abort(new Error("the process is shutting down"));
+      for (const c of this.#controllers.values()) {
+        c.abort(new Error("the process is shutting down"));
+      }
       await this.idle();
     }
   }
