@@ -105,15 +105,11 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     scheme: "bearer",
     bearerFormat: "JWT",
   });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "SSI edge service",
-      version: "1.0.0",
-      description:
-        "DID resolution, holder DIDComm agent, org agent configuration and signed webhooks.",
-    },
-    security: [{ bearer: [] }],
+  // The document is made once, on first request, from the routes' zod schemas.
+  let doc: string | undefined;
+  app.get("/openapi.json", (c) => {
+    doc ??= JSON.stringify(openApiDocument(app, services.config.publicUrl));
+    return c.body(doc, 200, { "content-type": "application/json; charset=utf-8" });
   });
 
   app.notFound((c) => notFoundOr405(app, c));
@@ -131,6 +127,41 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     };
   }
   return app;
+}
+
+/**
+ * The OpenAPI 3.1 document: `servers` (the public URL), and an `operationId` on every operation
+ * (routes name theirs; any route that does not gets one made of its method and path).
+ */
+function openApiDocument(app: OpenAPIHono<AppEnv>, publicUrl: string) {
+  const doc = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "SSI edge service",
+      version: "1.0.0",
+      description:
+        "DID resolution, holder DIDComm agent, org agent configuration and signed webhooks.",
+    },
+    servers: [{ url: publicUrl, description: "This service (PUBLIC_URL)" }],
+    security: [{ bearer: [] }],
+  });
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of ["get", "put", "post", "delete", "patch", "head", "options"] as const) {
+      const op = item?.[method];
+      if (op && !op.operationId) op.operationId = operationIdOf(method, path);
+    }
+  }
+  return doc;
+}
+
+/** `post /orgs/{orgId}/agents/configure` → `postOrgsByOrgIdAgentsConfigure`. */
+function operationIdOf(method: string, path: string): string {
+  const words = path.split("/").filter(Boolean).map((seg) => {
+    const param = /^\{(.+)\}$/.exec(seg);
+    const w = (param ? `by-${param[1]}` : seg).split(/[^A-Za-z0-9]+/).filter(Boolean);
+    return w.map((x) => x[0]!.toUpperCase() + x.slice(1)).join("");
+  });
+  return method + words.join("");
 }
 
 /** 415 unless a body that is there is declared JSON. A bare POST (no length, no type) has none. */

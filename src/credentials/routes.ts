@@ -60,10 +60,11 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
     return found;
   };
 
-  const acceptCredential = (path: string) =>
+  const acceptCredential = (path: string, operationId: string) =>
     createRoute({
       method: "post",
       path,
+      operationId,
       tags: ["credentials"],
       summary: "Accept a received credential: state done, ack sent to the issuer",
       description: "Only from `credential-received`. The state change and the outgoing " +
@@ -78,8 +79,13 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       },
     });
 
-  for (const path of ["/credentials/accept-credential", "/didcomm/credentials/accept-credential"]) {
-    app.openapi(acceptCredential(path), async (c) => {
+  for (
+    const [path, id] of [
+      ["/credentials/accept-credential", "acceptCredential"],
+      ["/didcomm/credentials/accept-credential", "acceptCredentialDidcommAlias"],
+    ]
+  ) {
+    app.openapi(acceptCredential(path!, id!), async (c) => {
       const { credentialRecordId: id } = c.req.valid("json");
       const { orgId } = await visibleRecord(c, id);
       return c.json(await holder.acceptCredential(orgId, id), 200);
@@ -90,6 +96,8 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
     createRoute({
       method: "post",
       path: "/credentials/accept-offer",
+
+      operationId: "acceptCredentialOffer",
       tags: ["credentials"],
       summary: "Accept a credential offer: the request is sent to the issuer",
       middleware: [auth] as const,
@@ -112,6 +120,8 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
     createRoute({
       method: "post",
       path: "/credentials/decline-offer",
+
+      operationId: "declineCredentialOffer",
       tags: ["credentials"],
       summary: "Decline a credential offer: state declined, problem report sent",
       middleware: [auth] as const,
@@ -134,6 +144,8 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
     createRoute({
       method: "get",
       path: "/credentials/{id}",
+
+      operationId: "getCredentialExchange",
       tags: ["credentials"],
       summary: "One credential exchange record",
       middleware: [auth] as const,
@@ -153,6 +165,8 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
     createRoute({
       method: "get",
       path: "/orgs/{orgId}/credentials",
+
+      operationId: "listCredentialExchanges",
       tags: ["credentials"],
       summary: "The org's credential exchange records, newest first",
       middleware: [member] as const,
@@ -173,6 +187,8 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
     createRoute({
       method: "get",
       path: "/orgs/{orgId}/w3c-credentials",
+
+      operationId: "listW3cCredentials",
       tags: ["credentials"],
       summary: "The org's stored W3C verifiable credentials, newest first",
       middleware: [member] as const,
@@ -193,6 +209,8 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
     createRoute({
       method: "get",
       path: "/orgs/{orgId}/w3c-credentials/{id}",
+
+      operationId: "getW3cCredential",
       tags: ["credentials"],
       summary: "One stored W3C verifiable credential",
       middleware: [member] as const,

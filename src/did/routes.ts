@@ -85,6 +85,8 @@ const route = (isPublic: boolean) =>
   createRoute({
     method: "get",
     path: "/dids/{did}",
+
+    operationId: "resolveDid",
     summary: "Resolve a DID",
     description:
       "Resolves did:key, did:jwk, did:peer (0, 2, 4), did:web and, when configured, other methods " +

@@ -87,6 +87,8 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
     createRoute({
       method: "post",
       path: "/didcomm",
+
+      operationId: "receiveDidcommEnvelope",
       tags: ["DIDComm"],
       summary: "Inbound DIDComm v1 envelope (RFC 0019) for any configured org",
       security: [],
@@ -132,6 +134,8 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
     createRoute({
       method: "post",
       path: "/orgs/{orgId}/connections/receive-invitation",
+
+      operationId: "receiveInvitation",
       tags,
       summary: "Accept an out-of-band (or Connections 1.0) invitation: starts the handshake",
       description:
@@ -158,6 +162,8 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
     createRoute({
       method: "get",
       path: "/orgs/{orgId}/connections",
+
+      operationId: "listConnections",
       tags,
       summary: "The org's connections, newest first",
       middleware: [member] as const,
@@ -190,6 +196,8 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
     createRoute({
       method: "get",
       path: "/orgs/{orgId}/connections/{id}",
+
+      operationId: "getConnection",
       tags,
       summary: "One connection of the org",
       middleware: [member] as const,
@@ -209,6 +217,8 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
     createRoute({
       method: "post",
       path: "/orgs/{orgId}/connections/{id}/hangup",
+
+      operationId: "hangUpConnection",
       tags,
       summary: "End a completed connection: DID Rotate hangup to the other side, record abandoned",
       middleware: [member] as const,

@@ -54,6 +54,8 @@ export function deliveryRoutes(webhooks: WebhookService) {
     createRoute({
       method: "get",
       path: "/notification/deliveries",
+
+      operationId: "listWebhookDeliveries",
       summary: "The organization's webhook deliveries with every attempt, newest first",
       tags: ["Notifications"],
       request: {
@@ -90,6 +92,8 @@ export function deliveryRoutes(webhooks: WebhookService) {
     createRoute({
       method: "post",
       path: "/notification/deliveries/{id}/retry",
+
+      operationId: "retryWebhookDelivery",
       summary: "Send a dead delivery again, with a fresh retry schedule",
       description:
         "The caller must administer the delivery's organization. `orgId` in the body is optional; when given it must be the delivery's.",

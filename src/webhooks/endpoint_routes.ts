@@ -54,6 +54,8 @@ export function endpointRoutes(webhooks: WebhookService) {
     createRoute({
       method: "post",
       path: "/notification/register/webhook-endpoint",
+
+      operationId: "registerWebhookEndpoint",
       summary: "Register or replace the organization's webhook endpoint",
       description:
         "The first registration creates the signing secret and shows it once in `data.secret`.",
@@ -89,6 +91,8 @@ export function endpointRoutes(webhooks: WebhookService) {
     createRoute({
       method: "get",
       path: "/notification/webhook-endpoint",
+
+      operationId: "getWebhookEndpoint",
       summary: "Read the organization's webhook endpoint (never the secret)",
       tags: ["Notifications"],
       request: { query: OrgQuery },
@@ -107,6 +111,8 @@ export function endpointRoutes(webhooks: WebhookService) {
     createRoute({
       method: "delete",
       path: "/notification/webhook-endpoint",
+
+      operationId: "removeWebhookEndpoint",
       summary: "Remove the organization's webhook endpoint and its secrets",
       description: "Deliveries due later are skipped. Registering again creates a new secret.",
       tags: ["Notifications"],
@@ -127,6 +133,8 @@ export function endpointRoutes(webhooks: WebhookService) {
     createRoute({
       method: "post",
       path: "/notification/webhook-endpoint/rotate-secret",
+
+      operationId: "rotateWebhookSecret",
       summary: "Create a new signing secret; the old one keeps signing beside it for 24 h",
       tags: ["Notifications"],
       request: { body: { content: json(OrgBody), required: true } },
@@ -148,6 +156,8 @@ export function endpointRoutes(webhooks: WebhookService) {
     createRoute({
       method: "post",
       path: "/notification/webhook-endpoint/test",
+
+      operationId: "sendWebhookTest",
       summary: "Send a webhook.test event to the organization's endpoint",
       tags: ["Notifications"],
       request: { body: { content: json(OrgBody), required: true } },

@@ -7,6 +7,7 @@
  *
  * Needs `bash tests/interop/setup.sh` (npm packages of the Credo peer); fails clearly without.
  */
+import { credoInterop } from "./availability.ts";
 import assert from "node:assert/strict";
 import type { CredoIssuer } from "./credo_peer.ts";
 import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
@@ -31,6 +32,7 @@ async function connect(
 }
 
 Deno.test({
+  ...credoInterop,
   name:
     "interop: DID Exchange 1.1 with a real Credo issuer completes on both sides; its ping is answered",
   sanitizeOps: false,
@@ -63,6 +65,7 @@ Deno.test({
 });
 
 Deno.test({
+  ...credoInterop,
   name:
     "interop: Connections 1.0 (out-of-band and legacy c_i) with a real Credo issuer completes on both sides",
   sanitizeOps: false,

@@ -8,6 +8,7 @@
  *
  * Needs `bash tests/interop/setup.sh` (npm packages of the Credo peer); fails clearly without.
  */
+import { credoInterop } from "./availability.ts";
 import assert from "node:assert/strict";
 import type { CredoIssuer } from "./credo_peer.ts";
 import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
@@ -103,6 +104,7 @@ async function issueAndAccept(
 }
 
 Deno.test({
+  ...credoInterop,
   name:
     "interop: Credo offers a JSON-LD credential over DID Exchange; accepted, verified, acked once, done on both sides; a tampered proof is abandoned with a problem report",
   sanitizeOps: false,
@@ -138,6 +140,7 @@ Deno.test({
 });
 
 Deno.test({
+  ...credoInterop,
   name:
     "interop: Credo offers a JSON-LD credential over Connections 1.0; accepted, verified, acked once, done on both sides",
   sanitizeOps: false,
@@ -150,6 +153,7 @@ Deno.test({
 });
 
 Deno.test({
+  ...credoInterop,
   name:
     "interop: a 30 KB credential from Credo is accepted and done; one too large to store gets Credo a problem report",
   sanitizeOps: false,

@@ -1,3 +1,4 @@
+import { credoInterop } from "./availability.ts";
 import assert from "node:assert/strict";
 import { startCredoIssuer } from "./credo_peer.ts";
 
@@ -8,47 +9,55 @@ function decodeOob(invitationUrl: string): Record<string, unknown> {
   return JSON.parse(atob(b64.padEnd(Math.ceil(b64.length / 4) * 4, "=")));
 }
 
-Deno.test("Credo issuer peer starts on 127.0.0.1 and issues OOB 1.1 invitations per handshake", async () => {
-  const issuer = await startCredoIssuer();
-  try {
-    assert.equal(issuer.endpoint, `http://127.0.0.1:${issuer.didcommPort}`);
-    assert.match(issuer.issuerDid, /^did:key:z6Mk/);
-    assert.ok(issuer.startupMs > 0 && issuer.startupMs < 20000, `startup ${issuer.startupMs} ms`);
+Deno.test(
+  "Credo issuer peer starts on 127.0.0.1 and issues OOB 1.1 invitations per handshake",
+  credoInterop,
+  async () => {
+    const issuer = await startCredoIssuer();
+    try {
+      assert.equal(issuer.endpoint, `http://127.0.0.1:${issuer.didcommPort}`);
+      assert.match(issuer.issuerDid, /^did:key:z6Mk/);
+      assert.ok(issuer.startupMs > 0 && issuer.startupMs < 20000, `startup ${issuer.startupMs} ms`);
 
-    const didexchange = await issuer.createInvitation("didexchange");
-    const inv = decodeOob(didexchange.invitationUrl);
-    assert.equal(inv["@type"], "https://didcomm.org/out-of-band/1.1/invitation");
-    assert.deepEqual(inv.handshake_protocols, ["https://didcomm.org/didexchange/1.1"]);
-    const [service] = inv.services as Array<Record<string, unknown>>;
-    assert.equal(service?.serviceEndpoint, issuer.endpoint);
-    assert.match(String((service?.recipientKeys as string[])[0]), /^did:key:z6Mk/);
+      const didexchange = await issuer.createInvitation("didexchange");
+      const inv = decodeOob(didexchange.invitationUrl);
+      assert.equal(inv["@type"], "https://didcomm.org/out-of-band/1.1/invitation");
+      assert.deepEqual(inv.handshake_protocols, ["https://didcomm.org/didexchange/1.1"]);
+      const [service] = inv.services as Array<Record<string, unknown>>;
+      assert.equal(service?.serviceEndpoint, issuer.endpoint);
+      assert.match(String((service?.recipientKeys as string[])[0]), /^did:key:z6Mk/);
 
-    const connections = decodeOob((await issuer.createInvitation("connections")).invitationUrl);
-    assert.deepEqual(connections.handshake_protocols, ["https://didcomm.org/connections/1.0"]);
-    assert.deepEqual(await issuer.connections(), []);
-    assert.deepEqual(await issuer.messages(), []);
-    assert.deepEqual(await issuer.problemReports(), []);
-  } finally {
-    await issuer.close();
-  }
-});
+      const connections = decodeOob((await issuer.createInvitation("connections")).invitationUrl);
+      assert.deepEqual(connections.handshake_protocols, ["https://didcomm.org/connections/1.0"]);
+      assert.deepEqual(await issuer.connections(), []);
+      assert.deepEqual(await issuer.messages(), []);
+      assert.deepEqual(await issuer.problemReports(), []);
+    } finally {
+      await issuer.close();
+    }
+  },
+);
 
-Deno.test("Credo's DIDComm endpoint rejects a wrong content type with 415 at once", async () => {
-  const issuer = await startCredoIssuer();
-  try {
-    const res = await fetch(issuer.endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: "{}",
-    });
-    assert.equal(res.status, 415);
-    await res.body?.cancel();
-  } finally {
-    await issuer.close();
-  }
-});
+Deno.test(
+  "Credo's DIDComm endpoint rejects a wrong content type with 415 at once",
+  credoInterop,
+  async () => {
+    const issuer = await startCredoIssuer();
+    try {
+      const res = await fetch(issuer.endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      assert.equal(res.status, 415);
+      await res.body?.cancel();
+    } finally {
+      await issuer.close();
+    }
+  },
+);
 
-Deno.test("Credo issuer control API reports unknown records as errors", async () => {
+Deno.test("Credo issuer control API reports unknown records as errors", credoInterop, async () => {
   const issuer = await startCredoIssuer();
   try {
     await assert.rejects(() => issuer.connection("nope"), /404/);
@@ -61,23 +70,27 @@ Deno.test("Credo issuer control API reports unknown records as errors", async ()
   }
 });
 
-Deno.test("close() stops the Credo peer process and is idempotent", async () => {
+Deno.test("close() stops the Credo peer process and is idempotent", credoInterop, async () => {
   const issuer = await startCredoIssuer();
   await issuer.close();
   await issuer.close();
   await assert.rejects(() => fetch(`http://127.0.0.1:${issuer.controlPort}/health`));
 });
 
-Deno.test("Credo issuer + Credo holder complete OOB, DID Exchange, Connections, ping and JSON-LD issuance (node selftest)", async () => {
-  const out = await new Deno.Command(Deno.env.get("NODE_BIN") ?? "node", {
-    args: ["selftest.mjs"],
-    cwd: new URL("./credo_peer/", import.meta.url).pathname,
-    env: { CREDO_LOG: "off" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, `${stdout}\n${new TextDecoder().decode(out.stderr)}`);
-  const passed = Number(/selftest: (\d+) passed, 0 failed/.exec(stdout)?.[1] ?? 0);
-  assert.ok(passed >= 10, stdout);
-});
+Deno.test(
+  "Credo issuer + Credo holder complete OOB, DID Exchange, Connections, ping and JSON-LD issuance (node selftest)",
+  credoInterop,
+  async () => {
+    const out = await new Deno.Command(Deno.env.get("NODE_BIN") ?? "node", {
+      args: ["selftest.mjs"],
+      cwd: new URL("./credo_peer/", import.meta.url).pathname,
+      env: { CREDO_LOG: "off" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 0, `${stdout}\n${new TextDecoder().decode(out.stderr)}`);
+    const passed = Number(/selftest: (\d+) passed, 0 failed/.exec(stdout)?.[1] ?? 0);
+    assert.ok(passed >= 10, stdout);
+  },
+);

@@ -9,6 +9,7 @@
  *
  * Needs `bash tests/interop/setup.sh` (npm packages of the Credo peer).
  */
+import { credoInterop } from "./availability.ts";
 import assert from "node:assert/strict";
 import type { ConnectionView } from "../../src/didcomm/connections/record.ts";
 import { resolveTarget } from "../../src/didcomm/resolve.ts";
@@ -52,6 +53,7 @@ function relay(target: string) {
 }
 
 Deno.test({
+  ...credoInterop,
   name:
     "interop: DID Rotate 1.0 with a real Credo issuer: our endpoint change, Credo's rotation, Credo's hangup",
   sanitizeOps: false,

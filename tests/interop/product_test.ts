@@ -11,6 +11,7 @@
  *
  * Needs `bash tests/interop/setup.sh` (npm packages of the Credo peer).
  */
+import { credoInterop } from "./availability.ts";
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { createIdp, serveLocal, signToken } from "../support/context.ts";
@@ -22,6 +23,7 @@ const ORG = "org-e2e";
 type Json = Record<string, unknown>;
 
 Deno.test({
+  ...credoInterop,
   name:
     "product: configure, webhooks, agent token, connect to Credo, accept a credential, resolve; all through the real service",
   sanitizeOps: false,

@@ -9,8 +9,9 @@ peer_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/credo_peer" && pwd)"
 stamp="$peer_dir/node_modules/.credo_peer_lock.sha256"
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "setup.sh: node and npm are required for the Credo interop peer" >&2
-  exit 1
+  # Not an error here: the interop tests say they are skipped and why (under CI=true they fail).
+  echo "setup.sh: node and npm are not installed; the interop peers cannot be installed" >&2
+  exit 0
 fi
 
 want="$(sha256sum "$peer_dir/package-lock.json" "$peer_dir/package.json" | sha256sum | cut -d' ' -f1)"

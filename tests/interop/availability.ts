@@ -1,0 +1,47 @@
+/**
+ * Whether the Node.js interop peers can run here. `deno task test` installs their npm packages
+ * first (task `setup-interop`); on a machine without node/npm they cannot be installed, and their
+ * tests are skipped with the reason printed, except under `CI=true`, where they run and fail.
+ */
+
+/** Why a peer cannot run here, or undefined when it can. */
+export function peerProblem(peerDir: URL, probe = "node_modules/@credo-ts/core/package.json") {
+  const hasNode = (() => {
+    try {
+      const out = new Deno.Command("node", { args: ["--version"], stdout: "null", stderr: "null" })
+        .outputSync();
+      return out.success;
+    } catch {
+      return false;
+    }
+  })();
+  if (!hasNode) return "node is not installed (the interop peers are Node.js programs)";
+  try {
+    Deno.statSync(new URL(probe, peerDir));
+  } catch {
+    return `the peer's npm packages are missing (run \`bash tests/interop/setup.sh\`)`;
+  }
+  return undefined;
+}
+
+const printed = new Set<string>();
+
+/**
+ * `Deno.test` options for the tests of a peer: `ignore` where it cannot run (the reason printed
+ * once), never under `CI=true` (there a missing peer is a failure the tests report).
+ */
+export function interopOptions(peerDir: URL, probe?: string): { ignore: boolean } {
+  const problem = peerProblem(peerDir, probe);
+  if (!problem || Deno.env.get("CI") === "true") return { ignore: false };
+  if (!printed.has(problem)) {
+    printed.add(problem);
+    console.log(`interop tests skipped: ${problem}`);
+  }
+  return { ignore: true };
+}
+
+/** The Credo DIDComm issuer peer's folder. */
+export const CREDO_PEER_DIR = new URL("./credo_peer/", import.meta.url);
+
+/** Options of the Credo DIDComm interop tests. */
+export const credoInterop: { ignore: boolean } = interopOptions(CREDO_PEER_DIR);
