@@ -118,6 +118,7 @@ const schema = z.object({
   LISTEN_HOST: host("LISTEN_HOST"),
   OUTBOX_LEASE_SECONDS: int("OUTBOX_LEASE_SECONDS", 1, 3600),
   KV_PATH: z.string().optional(),
+  DENO_KV_ACCESS_TOKEN: z.string().optional(),
   PUBLIC_URL: url("PUBLIC_URL"),
   AUTH_JWKS_URL: url("AUTH_JWKS_URL"),
   AUTH_PUBLIC_KEY: z.string().optional(),
@@ -233,6 +234,24 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const audience = (e.AUTH_AUDIENCE ?? DEV_AUDIENCE).split(",").map((s) => s.trim()).filter(
     Boolean,
   );
+
+  if (e.KV_PATH && /^[a-z][a-z0-9+.-]*:\/\//i.test(e.KV_PATH)) {
+    // A KV Connect URL (a self-hosted denokv server, or another database reached over HTTP).
+    let u: URL | undefined;
+    try {
+      u = new URL(e.KV_PATH);
+    } catch { /* below */ }
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password) {
+      throw new ConfigError(
+        `KV_PATH "${e.KV_PATH}" looks like a URL but is not a KV Connect URL (http(s)://host[:port], no user info).`,
+      );
+    }
+    if (!e.DENO_KV_ACCESS_TOKEN) {
+      throw new ConfigError(
+        "KV_PATH is a KV Connect URL; set DENO_KV_ACCESS_TOKEN to the database's access token.",
+      );
+    }
+  }
 
   return {
     port,

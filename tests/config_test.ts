@@ -89,3 +89,21 @@ Deno.test("parseConfig reads the listen address from LISTEN_HOST (never HOSTNAME
   refuses({ ...base, OUTBOX_LEASE_SECONDS: "abc" }, "OUTBOX_LEASE_SECONDS must be an integer");
   refuses({ ...base, OUTBOX_LEASE_SECONDS: "0" }, "OUTBOX_LEASE_SECONDS");
 });
+
+Deno.test("KV_PATH may be a KV Connect URL, which needs DENO_KV_ACCESS_TOKEN", () => {
+  const url = "https://kv.internal.example:4512";
+  assert.equal(parseConfig({ ...base, KV_PATH: url, DENO_KV_ACCESS_TOKEN: "t0k" }).kvPath, url);
+  refuses({ ...base, KV_PATH: url }, "DENO_KV_ACCESS_TOKEN");
+  refuses(
+    { ...base, KV_PATH: "ftp://kv.example", DENO_KV_ACCESS_TOKEN: "t" },
+    "not a KV Connect URL",
+  );
+  refuses(
+    { ...base, KV_PATH: "https://u:p@kv.example", DENO_KV_ACCESS_TOKEN: "t" },
+    "no user info",
+  );
+  assert.equal(
+    parseConfig({ ...base, KV_PATH: "/var/lib/ssi/kv.sqlite3" }).kvPath,
+    "/var/lib/ssi/kv.sqlite3",
+  );
+});

@@ -14,6 +14,7 @@
  */
 import { keys } from "../kv/mod.ts";
 import { log } from "../log.ts";
+import { countDidCacheLookup } from "../telemetry/mod.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
 import type { DidRegistry, RoutedDid } from "./resolver.ts";
 import type { DidResolutionResult } from "./types.ts";
@@ -162,6 +163,7 @@ export function createCachingResolver(
     let p = fetches.get(did);
     if (!p) {
       p = (async () => {
+        countDidCacheLookup(false, routed.parsed.method);
         const result = await routed.resolve();
         const expiresAt = await store(did, result, now());
         return new DidAnswer(
@@ -194,6 +196,7 @@ export function createCachingResolver(
         if (entry && entry.expiresAt > now()) {
           const net = cachedAnswer(entry);
           lru.set(did, net);
+          countDidCacheLookup(true, routed.parsed.method);
           return net.answer;
         }
         return await fetchShared(routed);
@@ -209,7 +212,10 @@ export function createCachingResolver(
     if (m !== undefined) return m;
     const n = lru.get(did);
     if (n !== undefined) {
-      if (n.expiresAt > now()) return n.answer;
+      if (n.expiresAt > now()) {
+        countDidCacheLookup(true, methodOf(did));
+        return n.answer;
+      }
       lru.delete(did);
     }
     return undefined;
@@ -251,4 +257,10 @@ export function createCachingResolver(
       lru.clear();
     },
   };
+}
+
+/** The method name of a DID (`did:web:…` → `web`), for metrics. */
+function methodOf(did: string): string {
+  const end = did.indexOf(":", 4);
+  return end > 4 ? did.slice(4, end) : "unknown";
 }

@@ -14,6 +14,7 @@ import { ConflictError } from "../errors.ts";
 import { atomicUpdate, keys } from "../kv/mod.ts";
 import { log } from "../log.ts";
 import { enqueue, type HandlerResult, type OutboxHandler } from "../outbox/mod.ts";
+import { countDidcommMessage, inSpan } from "../telemetry/mod.ts";
 import { EnvelopeError, type UnpackedMessage, unpackMessage } from "./envelope.ts";
 import { parseForward } from "./forward.ts";
 import { type DidCommMessage, isDidCommMessage } from "./messages.ts";
@@ -159,6 +160,7 @@ export async function receiveEnvelope(
   const res = await op.commit();
   if (!res.ok) return { stored: true, orgId: key.orgId, duplicate: true };
   deps.dispatcher.wake();
+  countDidcommMessage("in", message["@type"]);
   return { stored: true, orgId: key.orgId, duplicate: false };
 }
 
@@ -291,7 +293,14 @@ async function processInbound(
 export function inboundProcessingHandler(deps: InboundDeps): OutboxHandler<InboundPayload> {
   return {
     schedule: INBOUND_SCHEDULE,
-    handle: (msg) => processInbound(deps, msg.id, msg.payload),
+    handle: (msg) =>
+      inSpan("didcomm.inbound", {
+        attributes: {
+          "didcomm.type": msg.payload.message["@type"].slice(0, 200),
+          "org.id": msg.payload.orgId,
+        },
+        causedBy: msg.trace,
+      }, () => processInbound(deps, msg.id, msg.payload)),
     onDead(msg) {
       log("error", "inbound DIDComm message could not be processed", {
         orgId: msg.orgId,

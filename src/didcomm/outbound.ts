@@ -17,6 +17,7 @@ import {
   type OutboxMessage,
 } from "../outbox/mod.ts";
 import { type SafeFetch, SafeFetchError } from "../outbound/mod.ts";
+import { countDidcommMessage } from "../telemetry/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import { packMessage } from "./envelope.ts";
 import { wrapForRouting } from "./forward.ts";
@@ -132,7 +133,10 @@ async function deliver(
       maxBytes: 256 * 1024,
       signal,
     });
-    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
+    if (res.status >= 200 && res.status < 300) {
+      countDidcommMessage("out", p.message["@type"]);
+      return { ok: true, status: res.status };
+    }
     const retryAfter = Number(res.headers.get("retry-after"));
     return {
       ok: false,

@@ -1,4 +1,5 @@
 import { keys, retryBusy } from "../kv/mod.ts";
+import { inSpan, recordBacklogAge, recordDelivery } from "../telemetry/mod.ts";
 import { log } from "../log.ts";
 import type { OutboxAttempt, OutboxMessage } from "./outbox.ts";
 
@@ -244,9 +245,11 @@ export class Dispatcher {
     const iter = this.#kv.list<string>(from ? { start: from, end } : { prefix, end }, {
       limit: window,
     });
+    let oldestDue: number | undefined;
     for await (const due of iter) {
       if (started >= free) break;
       examined++;
+      oldestDue ??= due.key[1] as number;
       lastKey = due.key;
       const id = due.value;
       if (this.#inflightIds.has(id)) continue;
@@ -292,6 +295,9 @@ export class Dispatcher {
         this.wake();
       });
     }
+    if (from === null) {
+      recordBacklogAge(oldestDue === undefined ? 0 : Math.max(0, now - oldestDue) / 1000);
+    }
     // Stopped at the window with room left: the next scan goes on from here (inclusive).
     if (examined >= window && started < free) this.#scanFrom = lastKey;
     return started;
@@ -336,21 +342,47 @@ export class Dispatcher {
     const t0 = performance.now();
     const controller = new AbortController();
     this.#controllers.set(msg.id, controller);
-    let result: HandlerResult;
-    try {
-      if (!handler) {
-        result = { ok: false, error: `No handler for message kind "${msg.kind}".` };
-      } else {
+    const attributes = {
+      "outbox.kind": msg.kind,
+      "outbox.id": msg.id,
+      "outbox.attempt": msg.attempts + 1,
+      ...(msg.orgId ? { "org.id": msg.orgId } : {}),
+    };
+    const result = await inSpan(
+      "outbox.attempt",
+      { attributes, causedBy: msg.trace },
+      async (span) => {
+        let result: HandlerResult;
         try {
-          result = await handler.handle(msg as never, { signal: controller.signal });
-        } catch (err) {
-          result = { ok: false, error: err instanceof Error ? err.message : String(err) };
+          if (!handler) {
+            result = { ok: false, error: `No handler for message kind "${msg.kind}".` };
+          } else {
+            try {
+              result = await handler.handle(msg as never, { signal: controller.signal });
+            } catch (err) {
+              result = { ok: false, error: err instanceof Error ? err.message : String(err) };
+            }
+          }
+        } finally {
+          this.#controllers.delete(msg.id);
         }
-      }
-    } finally {
-      this.#controllers.delete(msg.id);
+        span.setAttribute(
+          "outbox.outcome",
+          controller.signal.aborted ? "released" : result.ok ? "ok" : "failed",
+        );
+        if (result.status !== undefined) {
+          span.setAttribute(
+            "http.response.status_code",
+            result.status,
+          );
+        }
+        return result;
+      },
+    );
+    if (controller.signal.aborted) {
+      recordDelivery(msg.kind, "released", performance.now() - t0);
+      return await this.#release(msg, versionstamp);
     }
-    if (controller.signal.aborted) return await this.#release(msg, versionstamp);
     const durationMs = Math.round(performance.now() - t0);
     const now = this.#now();
     const n = msg.attempts + 1;
@@ -428,6 +460,11 @@ export class Dispatcher {
       });
       return;
     }
+    recordDelivery(
+      msg.kind,
+      result.ok ? "succeeded" : next.status === "dead" ? "dead" : "failed",
+      durationMs,
+    );
     const level = result.ok ? "debug" : next.status === "dead" ? "warn" : "info";
     log(level, result.ok ? "outbox message handled" : "outbox attempt failed", {
       id: msg.id,

@@ -1,4 +1,5 @@
 import { keys, timeId } from "../kv/mod.ts";
+import { currentTraceparent } from "../telemetry/mod.ts";
 
 /** A durable message: a webhook delivery, a DIDComm message, or any other outbound effect. */
 export interface OutboxMessage<P = unknown> {
@@ -21,6 +22,8 @@ export interface OutboxMessage<P = unknown> {
   lastError?: string;
   lastAttemptAt?: string;
   completedAt?: string;
+  /** W3C `traceparent` of the request that queued the message (telemetry links its attempts). */
+  trace?: string;
 }
 
 /** One recorded attempt to handle a message. */
@@ -67,6 +70,8 @@ export function enqueue<P>(
     leaseOwner: null,
     leaseUntil: null,
   };
+  const trace = currentTraceparent();
+  if (trace) msg.trace = trace;
   op.check({ key: keys.outboxMessage(id), versionstamp: null })
     .set(keys.outboxMessage(id), msg)
     .set(keys.outboxDue(msg.dueAt, id), id);
