@@ -92,6 +92,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
       agents: services.agents,
       verifier,
       requireHttps: services.config.outbound.requireHttps,
+      trustProxyHeaders: services.config.trustProxyHeaders,
     }),
   );
   app.route("/", didcommRoutes({ didcomm: services.didcomm, verifier }));

@@ -139,6 +139,7 @@ export async function buildServices(
     signer,
     dispatcher,
     now,
+    outbound: config.outbound,
     onEndpointChange: queueDidRotation,
     hasConnections: (orgId) => didcomm.hasConnections(orgId),
   });

@@ -28,6 +28,8 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error";
   /** How long a dispatcher's claim on an outbox message lasts (`OUTBOX_LEASE_SECONDS`). */
   outboxLeaseSeconds: number;
+  /** `TRUST_PROXY_HEADERS`: a proxy of the operator's appends the client address to X-Forwarded-For. */
+  trustProxyHeaders: boolean;
 }
 
 /** Thrown when the environment is not usable; the message names the variable. */
@@ -117,6 +119,7 @@ const schema = z.object({
   PORT: int("PORT", 0, 65535),
   LISTEN_HOST: host("LISTEN_HOST"),
   OUTBOX_LEASE_SECONDS: int("OUTBOX_LEASE_SECONDS", 1, 3600),
+  TRUST_PROXY_HEADERS: bool("TRUST_PROXY_HEADERS"),
   KV_PATH: z.string().optional(),
   DENO_KV_ACCESS_TOKEN: z.string().optional(),
   PUBLIC_URL: url("PUBLIC_URL"),
@@ -277,5 +280,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
     logLevel: e.LOG_LEVEL ?? "info",
     outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,
+    trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? false,
   };
 }

@@ -10,6 +10,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { badRequest } from "../errors.ts";
 import {
   assertOrgId,
+  clientAddress,
   createRouter,
   errorResponses,
   jsonContent,
@@ -36,10 +37,14 @@ export interface AgentRoutesDeps {
   verifier: TokenVerifier;
   /** `OUTBOUND_REQUIRE_HTTPS`: agent endpoints must be https. */
   requireHttps: boolean;
+  /** `TRUST_PROXY_HEADERS`: the client address of token limits comes from X-Forwarded-For. */
+  trustProxyHeaders: boolean;
 }
 
 /** The agents feature router. */
-export function agentRoutes({ agents, verifier, requireHttps }: AgentRoutesDeps) {
+export function agentRoutes(
+  { agents, verifier, requireHttps, trustProxyHeaders }: AgentRoutesDeps,
+) {
   const app = createRouter();
   const admin = requireOrg(verifier, "admin");
   const tags = ["Agents"];
@@ -161,7 +166,8 @@ export function agentRoutes({ agents, verifier, requireHttps }: AgentRoutesDeps)
       description:
         "Send the key as the raw `authorization` header value (or `x-api-key`). The org is found " +
         'from the key; name it (`?orgId=`, `x-org-id` or JSON body `{"orgId": "…"}`) ' +
-        "if the key is shared. Returns `{token, expiresIn}`.",
+        "if the key is shared. Returns `{token, expiresIn}`. Every attempt counts: 10 a minute " +
+        "per client address and 30 per organization, then 429 with Retry-After.",
       security: [],
       responses: {
         200: jsonContent(TokenResponse, "Token"),
@@ -173,7 +179,8 @@ export function agentRoutes({ agents, verifier, requireHttps }: AgentRoutesDeps)
       const body = await optionalBody(await c.req.text());
       const named = c.req.query("orgId") ?? c.req.header("x-org-id") ?? body.orgId;
       if (named !== undefined) assertOrgId(named);
-      return c.json(await agents.issueToken(apiKey, named), 200);
+      const address = clientAddress(c, trustProxyHeaders);
+      return c.json(await agents.issueToken(apiKey, named, address), 200);
     },
   );
 

@@ -9,16 +9,11 @@ import { hashSecret, verifySecret } from "../crypto/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, keys, uuidv7 } from "../kv/mod.ts";
 import { log } from "../log.ts";
+import { checkOutboundUrl, type OutboundPolicy, SafeFetchError } from "../outbound/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import { verkeyToBytes } from "../crypto/mod.ts";
 import { API_KEY_MAX, API_KEY_MIN, type ApiKeyIndex, wrongApiKey } from "./api_key.ts";
-import {
-  ANONYMOUS,
-  ANONYMOUS_LIMIT,
-  assertNotThrottled,
-  ORG_LIMIT,
-  recordFailure,
-} from "./auth_failures.ts";
+import { ADDRESS_LIMIT, ORG_LIMIT, takeAttempt } from "./attempt_limits.ts";
 import { createAgentPeerDid } from "./peer_did.ts";
 import {
   type AgentRecord,
@@ -56,6 +51,8 @@ export interface AgentServiceDeps {
   /** Woken after a commit that queued outbox messages. */
   dispatcher: { wake(): void };
   now: () => number;
+  /** Agent endpoints are where peers are told to send: they must pass the outbound policy. */
+  outbound: OutboundPolicy;
   /**
    * Adds to the operation that changes `agentEndpoint` what the change means elsewhere: the
    * DIDComm layer rotates the DIDs of the org's connections (RFC 0794).
@@ -106,6 +103,7 @@ export class AgentService {
     input: { walletName: string; agentEndpoint: string; apiKey: string },
   ): Promise<ConfiguredAgent> {
     const { kv, wallet, apiKeys, now: clock } = this.#d;
+    await this.#checkEndpoint(input.agentEndpoint);
     if ((await readAgent(kv, orgId)).value) throw conflict(`Organization "${orgId}" ${ALREADY}`);
     const now = clock();
     const id = uuidv7(now);
@@ -151,6 +149,7 @@ export class AgentService {
    */
   async update(orgId: string, patch: AgentPatch): Promise<AgentView> {
     const { kv, apiKeys } = this.#d;
+    if (patch.agentEndpoint !== undefined) await this.#checkEndpoint(patch.agentEndpoint);
     const newKey = patch.apiKey === undefined ? undefined : {
       hash: await hashSecret(patch.apiKey),
       lookup: await apiKeys.lookupId(patch.apiKey),
@@ -224,19 +223,22 @@ export class AgentService {
   /**
    * Exchanges an agent API key for a 15-minute org-scoped token. The org is found from the key
    * alone (its keyed lookup id) unless `orgId` names it; either way the key is verified in
-   * constant time against the org's salted hash. Failures are counted per org (and, for keys
-   * matching no org, service wide) and refused with 429 past the limit.
+   * constant time against the org's salted hash. Every attempt is counted first, per client
+   * address and per org (`attempt_limits.ts`), and refused with 429 past the limit.
    */
-  async issueToken(apiKey: string, named?: string): Promise<{ token: string; expiresIn: number }> {
+  async issueToken(
+    apiKey: string,
+    named: string | undefined,
+    clientAddress: string,
+  ): Promise<{ token: string; expiresIn: number }> {
     const { kv } = this.#d;
     const now = this.#d.now();
+    await takeAttempt(kv, { address: clientAddress }, ADDRESS_LIMIT, now);
     let orgId = named;
     if (orgId === undefined) {
-      await assertNotThrottled(kv, ANONYMOUS, ANONYMOUS_LIMIT, now);
       const found = await this.#orgsForKey(apiKey);
       if (found.length === 0) {
-        await recordFailure(kv, ANONYMOUS, ANONYMOUS_LIMIT, now);
-        log("info", "agent token refused: key matches no organization", {});
+        log("info", "agent token refused: key matches no organization", { clientAddress });
         throw wrongApiKey();
       }
       if (found.length > 1) {
@@ -247,20 +249,33 @@ export class AgentService {
       }
       orgId = found[0]!;
     }
-    await assertNotThrottled(kv, orgId, ORG_LIMIT, now);
+    await takeAttempt(kv, { orgId }, ORG_LIMIT, now);
     const agent = await this.find(orgId);
     const plausible = apiKey.length >= API_KEY_MIN && apiKey.length <= API_KEY_MAX;
     // Without an agent the key is still hashed, so timing does not tell which orgs have one.
     const stored = agent?.apiKeyHash ?? await (dummyHash ??= hashSecret(crypto.randomUUID()));
     const ok = await verifySecret(plausible ? apiKey : "", stored) && plausible && !!agent;
     if (!ok) {
-      await recordFailure(kv, orgId, ORG_LIMIT, now);
-      log("info", "agent token refused", { orgId });
+      log("info", "agent token refused", { orgId, clientAddress });
       throw wrongApiKey();
     }
     const token = await this.#d.signer.mintAgentToken(orgId, agent!.keyEpoch ?? "");
     log("info", "agent token issued", { orgId });
     return token;
+  }
+
+  /**
+   * 400 unless `endpoint` passes the outbound policy: peers are told to send there, so it may not
+   * name a loopback, private, link-local (metadata) or other special-purpose address.
+   */
+  async #checkEndpoint(endpoint: string): Promise<void> {
+    try {
+      await checkOutboundUrl(endpoint, this.#d.outbound);
+    } catch (err) {
+      if (!(err instanceof SafeFetchError)) throw err;
+      const message = `agentEndpoint: ${err.message}`;
+      throw badRequest(message, [{ path: "agentEndpoint", message }]);
+    }
   }
 
   /** Orgs whose configured key has this key's lookup id (at most 2 are read). */

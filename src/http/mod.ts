@@ -32,6 +32,7 @@ export { errorBody, errorResponse, onError, reason } from "./errors.ts";
 export { errorResponses, ErrorSchema, jsonContent } from "./openapi.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { parseLimit } from "./pagination.ts";
+export { clientAddress } from "./client_address.ts";
 export { assignRequestId, finishRequest, logRequest, requestIdFrom } from "./request_id.ts";
 export type { FastLane } from "./fast_lane.ts";
 export type { AppEnv } from "./env.ts";

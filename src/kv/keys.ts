@@ -9,7 +9,7 @@
  *
  * | key | value |
  * | --- | --- |
- * | `["health", "probe"]` | readiness round-trip marker |
+ * | `["health", "probe"]` | read by readiness (never written) |
  * | `["service", "signing_key"]` | the service's own JWT signing key (sealed JWK) |
  * | `["service", "api_key_pepper"]` | the key of agent API key lookup ids (sealed) |
  * | `["outbox", id]` | `OutboxMessage`: kind, payload, status, attempts, lease |
@@ -19,7 +19,8 @@
  * | `["agent", orgId]` | the org's `AgentRecord` (API key only as a salted hash) |
  * | `["agent_key", orgId, keyId]` | an org wallet key: private key sealed with SECRETS_KEY |
  * | `["agent_by_verkey", verkey]` | pointer `{orgId, keyId}` from a base58 Ed25519 verkey |
- * | `["agent_auth_fail", orgId]` | failed `POST /agent/token` counter window |
+ * | `["agent_token_attempts", orgId, window]` | `POST /agent/token` attempts for the org in a window (count) |
+ * | `["token_attempts_by_address", address, window]` | token attempts from a client address (count) |
  * | `["agent_by_api_key", lookup, orgId]` | pointer: keyed HMAC of an agent API key → orgId |
  * | `["webhook", orgId]` | the org's `WebhookEndpoint` (secrets sealed) |
  * | `["did_cache", did]` | cached network resolution: result, `cachedAt`, `expiresAt` |
@@ -55,7 +56,10 @@ export const keys = {
   agentKeyPrefix: (orgId: string) => ["agent_key", orgId] as const,
   agentKeysPrefix: () => ["agent_key"] as const,
   agentByVerkey: (verkey: string) => ["agent_by_verkey", verkey] as const,
-  agentAuthFailures: (orgId: string) => ["agent_auth_fail", orgId] as const,
+  tokenAttemptsByOrg: (orgId: string, window: number) =>
+    ["agent_token_attempts", orgId, window] as const,
+  tokenAttemptsByAddress: (address: string, window: number) =>
+    ["token_attempts_by_address", address, window] as const,
   agentByApiKey: (lookup: string, orgId: string) => ["agent_by_api_key", lookup, orgId] as const,
   agentByApiKeyPrefix: (lookup: string) => ["agent_by_api_key", lookup] as const,
 

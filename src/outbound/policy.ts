@@ -7,6 +7,7 @@
  */
 import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
+import { refusedRange } from "./address_ranges.ts";
 
 /** Network policy for every outbound call (webhooks, did:web, DIDComm, universal resolver). */
 export interface OutboundPolicy {
@@ -46,25 +47,7 @@ export const systemLookup: HostLookup = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Describes why an address is not public, or returns undefined for a public unicast address. */
-export function blockedRange(address: string): string | undefined {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.parse(address.replace(/^\[|\]$/g, ""));
-  } catch {
-    return "not an IP address";
-  }
-  if (ip.kind() === "ipv6") {
-    const v6 = ip as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) {
-      const inner = blockedRange(v6.toIPv4Address().toString());
-      return inner ? `IPv4-mapped ${inner}` : undefined;
-    }
-    const range = v6.range();
-    return range === "unicast" ? undefined : range;
-  }
-  const range = (ip as ipaddr.IPv4).range();
-  return range === "unicast" ? undefined : range;
-}
+export const blockedRange: (address: string) => string | undefined = refusedRange;
 
 /** The syntactic rules: absolute http(s) URL, no user info, https when required. */
 export function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
