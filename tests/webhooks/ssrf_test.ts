@@ -12,7 +12,10 @@ function targets(port: number): [string, RegExp][] {
     [`http://[::1]:${port}/hook`, /loopback address \(::1\)/],
     ["http://10.0.0.1/hook", /private address \(10\.0\.0\.1\)/],
     ["http://192.168.1.20/hook", /private address/],
-    ["http://169.254.169.254/latest/meta-data/", /link-local \(cloud metadata\) address \(169\.254\.169\.254\)/],
+    [
+      "http://169.254.169.254/latest/meta-data/",
+      /link-local \(cloud metadata\) address \(169\.254\.169\.254\)/,
+    ],
     [`http://[::ffff:127.0.0.1]:${port}/hook`, /IPv4-mapped loopback address/],
     [`http://localhost:${port}/hook`, /"localhost" resolves to a loopback address/],
   ];
