@@ -66,7 +66,7 @@ KEY_DID="did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
 WEB_DID="did:web:127.0.0.1%3A$P_HOST"
 
 # Our service.
-PORT=$P_OURS HOSTNAME=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
+PORT=$P_OURS LISTEN_HOST=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
   AUTH_PUBLIC_KEY="$JWK" AUTH_ISSUER="https://idp.bench/realms/ssi" AUTH_AUDIENCE=ssi-edge \
   AUTH_ALGORITHMS=ES256 SECRETS_KEY=$(head -c32 /dev/urandom | base64) \
   OUTBOUND_ALLOW_PRIVATE=true DID_CACHE_TTL_SECONDS=3600 NODE_EXTRA_CA_CERTS="$TMP/ca.pem" \

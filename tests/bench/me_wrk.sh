@@ -10,7 +10,7 @@ DENO=${DENO:-deno}
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 1; }
 tmp=$(mktemp -d)
 eval "$($DENO run -A tests/bench/bench_env.ts)"
-export KV_PATH="$tmp/kv.sqlite3" PORT=18080 LOG_LEVEL=warn OUTBOUND_REQUIRE_HTTPS=false HOSTNAME=127.0.0.1
+export KV_PATH="$tmp/kv.sqlite3" PORT=18080 LOG_LEVEL=warn OUTBOUND_REQUIRE_HTTPS=false LISTEN_HOST=127.0.0.1
 $DENO run -A src/main.ts >"$tmp/app.log" 2>&1 &
 app=$!
 trap 'kill $app ${bare:-} 2>/dev/null; rm -rf "$tmp"' EXIT
