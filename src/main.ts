@@ -1,7 +1,8 @@
 /**
- * The production entry. Evaluating this module (as Deno Deploy does to find crons) checks the Deno
- * version and registers the outbox cron; running it reads the environment (through `parseConfig`
- * only), opens KV, builds the services (`compose.ts`) and the app, and serves. SIGTERM/SIGINT
+ * The production entry (never imported: evaluating it starts the service). It checks the Deno
+ * version, registers the outbox cron at the top level (where Deno Deploy finds crons), reads the
+ * environment (through `parseConfig` only), opens KV, builds the services (`compose.ts`) and the
+ * app, and serves. SIGTERM/SIGINT
  * drain it within 5 s (CONTRACT "Operations"): readiness answers 503, the dispatcher stops
  * claiming, in-flight requests and delivery attempts finish or give their leases back, then exit.
  */
@@ -113,28 +114,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-if (import.meta.main) {
-  const problem = runtimeProblem(Deno.version.deno);
-  if (problem) {
-    console.error(problem);
-    Deno.exit(1);
-  }
-  // Registered while the module is evaluated, where Deno Deploy finds crons. The handler waits
-  // for the service to be up; messages are due on the outbox records, so a missed minute loses
-  // nothing.
-  try {
-    Deno.cron("outbox-dispatch", "* * * * *", async () => {
-      if (draining) return;
-      await (await start()).services.dispatcher.runOnce();
-    });
-  } catch (err) {
-    console.error(
-      JSON.stringify({
-        level: "warn",
-        msg: "Deno.cron is not available; the in-process dispatcher loop runs alone",
-        error: String(err),
-      }),
-    );
-  }
-  await start();
+// Evaluating the module: refuse an old Deno, then register the cron at the top level, before
+// any server starts (where Deno Deploy finds crons; a cron defined in a conditional or a callback
+// is not picked up). Its handler waits for the service to be up; messages are due on the outbox
+// records, so a missed minute loses nothing.
+const problem = runtimeProblem(Deno.version.deno);
+if (problem) {
+  console.error(problem);
+  Deno.exit(1);
 }
+Deno.cron("outbox-dispatch", "* * * * *", async () => {
+  if (draining) return;
+  await (await start()).services.dispatcher.runOnce();
+});
+await start();
