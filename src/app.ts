@@ -83,6 +83,12 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     verifier,
     isPublic: services.config.didResolutionPublic,
     now: services.now,
+    info: {
+      methods: [...services.resolver.registry.methods.keys()],
+      testIdentifiers: services.config.didTestIdentifiers,
+      ttlSeconds: services.config.didCacheTtlSeconds,
+      fallbackConfigured: services.config.universalResolverUrl !== undefined,
+    },
   });
   const lanes: FastLane[] = [dids.lane];
   app.route("/", dids.router);

@@ -25,6 +25,8 @@ export interface Config {
   didCacheTtlSeconds: number;
   didResolutionPublic: boolean;
   universalResolverUrl: string | undefined;
+  /** `DID_TEST_IDENTIFIERS`: extra examples for `/1.0/testIdentifiers` (e.g. a did:web of one's own). */
+  didTestIdentifiers: string[];
   logLevel: "debug" | "info" | "warn" | "error";
   /** How long a dispatcher's claim on an outbox message lasts (`OUTBOX_LEASE_SECONDS`). */
   outboxLeaseSeconds: number;
@@ -136,6 +138,21 @@ const schema = z.object({
   DID_CACHE_TTL_SECONDS: int("DID_CACHE_TTL_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
+  DID_TEST_IDENTIFIERS: z.string().optional().transform((v, ctx) => {
+    const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+    for (const did of list) {
+      if (!/^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$/.test(did)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `DID_TEST_IDENTIFIERS must be a comma-separated list of DIDs; "${
+            did.slice(0, 60)
+          }" is not a DID`,
+        });
+        return z.NEVER;
+      }
+    }
+    return list;
+  }),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
 });
 
@@ -278,6 +295,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     didCacheTtlSeconds: e.DID_CACHE_TTL_SECONDS ?? 300,
     didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
+    didTestIdentifiers: e.DID_TEST_IDENTIFIERS,
     logLevel: e.LOG_LEVEL ?? "info",
     outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? false,

@@ -17,7 +17,7 @@ import { log } from "../log.ts";
 import { countDidCacheLookup } from "../telemetry/mod.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
 import type { DidRegistry, RoutedDid } from "./resolver.ts";
-import type { DidResolutionResult } from "./types.ts";
+import { type DidResolutionResult, type DidVersion, resolutionError } from "./types.ts";
 
 /** Longest a `notFound` answer is cached. */
 export const NOT_FOUND_TTL_SECONDS = 30;
@@ -50,6 +50,8 @@ export interface CacheOptions {
 export interface ResolveOptions {
   /** Bypass the caches and refresh them (`?noCache=true`, `Cache-Control: no-cache`). */
   noCache?: boolean;
+  /** A version of the document (DID parameters): resolved by the method, never cached. */
+  version?: DidVersion;
 }
 
 /** The resolver with caching. */
@@ -223,13 +225,24 @@ export function createCachingResolver(
 
   async function resolveAnswer(did: string, opts: ResolveOptions = {}): Promise<DidAnswer> {
     const noCache = opts.noCache === true;
-    if (!noCache) {
+    if (!noCache && opts.version === undefined) {
       const hit = peek(did);
       if (hit !== undefined) return hit;
     }
     const routed = registry.route(did);
     if (!("parsed" in routed)) {
       return new DidAnswer(withServedFromCache(routed, false), { kind: "none" });
+    }
+    if (opts.version !== undefined) {
+      const result = routed.versions
+        ? await routed.resolve({ version: opts.version })
+        : resolutionError(
+          "notFound",
+          `did:${routed.parsed.method} DIDs have no earlier versions, so ${
+            Object.keys(opts.version).join(" and ")
+          } names no document.`,
+        );
+      return new DidAnswer(withServedFromCache(result, false), { kind: "none" });
     }
     switch (routed.klass) {
       case "deterministic": {

@@ -25,6 +25,8 @@ export type DidClass = "deterministic" | "local" | "network";
 export interface RoutedDid {
   parsed: ParsedDid;
   klass: DidClass;
+  /** The method resolves earlier versions (`ResolveContext.version`). */
+  versions: boolean;
   resolve(ctx?: ResolveContext): Promise<DidResolutionResult>;
 }
 
@@ -71,12 +73,18 @@ export function createRegistry(options: RegistryOptions): DidRegistry {
         : method.deterministic
         ? "local"
         : "network";
-      return { parsed: p, klass, resolve: (ctx = {}) => safeResolve(method, p, ctx) };
+      return {
+        parsed: p,
+        klass,
+        versions: method.versions === true,
+        resolve: (ctx = {}) => safeResolve(method, p, ctx),
+      };
     }
     if (fallback) {
       return {
         parsed: p,
         klass: "network",
+        versions: false,
         resolve: (ctx = {}) =>
           fallback(p, ctx).catch((err) =>
             resolutionError("internalError", `the fallback resolver failed: ${errorText(err)}`)

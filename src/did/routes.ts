@@ -1,5 +1,9 @@
 /**
- * `GET /dids/{did}` (interface document 4.3, CONTRACT.md "DID resolution").
+ * `GET /dids/{did}` (interface document 4.3, CONTRACT.md "DID resolution") and the Universal
+ * Resolver HTTP API over the same resolver (`GET /1.0/identifiers/{didOrDidUrl}`, `/1.0/methods`,
+ * `/1.0/testIdentifiers`, `/1.0/properties`; CONTRACT "Universal Resolver API and DID URL
+ * dereferencing"). For a DID both prefixes answer the same; a DID URL is dereferenced
+ * (`dereference.ts`).
  *
  * - The path segment is taken raw from the request URL (Hono would decode it): `did:web:a.com%3A3000`
  *   stays as written; a segment starting with `did%3A` is percent-decoded once first.
@@ -27,11 +31,22 @@ import {
   requireBearer,
   type TokenVerifier,
 } from "../http/mod.ts";
-import { negotiate, type Representation, RESOLUTION_PROFILE } from "./content_negotiation.ts";
+import {
+  DEREFERENCING_PROFILE,
+  type DerefRepresentation,
+  negotiate,
+  negotiateDereferencing,
+  type Representation,
+  RESOLUTION_PROFILE,
+} from "./content_negotiation.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
 import type { CachingResolver } from "./cache.ts";
+import { DEREF_ERRORS, dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
+import { DID_PREFIXES, didTargetOf } from "./did_url.ts";
 import { DidDocumentSchema, DidResolutionResultSchema } from "./schemas.ts";
-import { resolutionError } from "./types.ts";
+import { parseDidWithReason } from "./syntax.ts";
+import { testIdentifiers } from "./test_identifiers.ts";
+import { type DidVersion, resolutionError } from "./types.ts";
 
 const IMMUTABLE_SECONDS = 86400;
 const NO_CACHE = /(?:^|[\s,])no-cache(?:$|[\s,=])/i;
@@ -68,8 +83,7 @@ function bearer(header: string | undefined): string {
   return plainBearer(header) ?? requireBearer(header);
 }
 
-function wantsNoCache(c: Context<AppEnv>, url: string): boolean {
-  if (url.includes("?") && c.req.query("noCache") === "true") return true;
+function wantsNoCache(c: Context<AppEnv>): boolean {
   const cc = c.req.header("cache-control");
   return cc !== undefined && NO_CACHE.test(cc);
 }
@@ -81,45 +95,93 @@ const resultContent = {
 };
 const failure = (description: string) => ({ description, content: resultContent });
 
-const route = (isPublic: boolean) =>
+const dereferencingContent = {
+  "application/did-url-dereferencing": { schema: DereferencingResultSchema() },
+  [`application/ld+json;profile="${DEREFERENCING_PROFILE}"`]: {
+    schema: DereferencingResultSchema(),
+  },
+};
+
+function DereferencingResultSchema() {
+  return z.object({
+    dereferencingMetadata: z.record(z.string(), z.unknown()),
+    contentStream: z.unknown(),
+    contentMetadata: z.record(z.string(), z.unknown()),
+  }).openapi("DereferencingResult");
+}
+
+const route = (isPublic: boolean, universal: boolean) =>
   createRoute({
     method: "get",
-    path: "/dids/{did}",
-
-    operationId: "resolveDid",
-    summary: "Resolve a DID",
-    description:
+    path: universal ? "/1.0/identifiers/{identifier}" : "/dids/{did}",
+    operationId: universal ? "resolveIdentifier" : "resolveDid",
+    summary: universal
+      ? "Resolve a DID or dereference a DID URL (Universal Resolver API)"
+      : "Resolve a DID or dereference a DID URL",
+    description: (universal
+      ? "The DIF Universal Resolver API over the same resolver, cache and auth rule as `/dids`. "
+      : "") +
       "Resolves did:key, did:jwk, did:peer (0, 2, 4), did:web and, when configured, other methods " +
-      "through a universal resolver. The path segment is taken raw (`did:web:example.com%3A3000` " +
-      "stays as written); a segment starting with `did%3A` is percent-decoded once. " +
+      "through a universal resolver. The path is taken raw (`did:web:example.com%3A3000` " +
+      "stays as written); a path starting with `did%3A` is percent-decoded once. " +
+      "A DID URL is dereferenced: the fragment arrives encoded (`%23key-1`), the DID parameters " +
+      "encoded in the path or as the HTTP query (`?service=files&relativeRef=/a` answers 303). " +
       "`?noCache=true` or `Cache-Control: no-cache` bypasses and refreshes the cache.",
     tags: ["DID resolution"],
     ...(isPublic ? { security: [] } : {}),
     request: {
       params: z.object({
-        did: z.string().openapi({
-          param: { name: "did", in: "path" },
+        [universal ? "identifier" : "did"]: z.string().openapi({
+          param: { name: universal ? "identifier" : "did", in: "path" },
           example: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
         }),
       }),
-      query: z.object({ noCache: z.enum(["true", "false"]).optional() }),
+      query: z.object({
+        noCache: z.enum(["true", "false"]).optional(),
+        service: z.string().optional(),
+        relativeRef: z.string().optional(),
+        versionId: z.string().optional(),
+      }),
     },
     responses: {
       200: {
-        description: "Resolved. The whole result, or the bare document for a document media type.",
+        description: "Resolved (the whole result, or the bare document for a document media " +
+          "type), or dereferenced (the resource, or a dereferencing result when asked for).",
         content: {
           ...resultContent,
           "application/did+json": { schema: DidDocumentSchema },
           "application/did+ld+json": { schema: DidDocumentSchema },
           "application/did": { schema: DidDocumentSchema },
+          ...dereferencingContent,
         },
       },
-      400: failure("invalidDid"),
+      303: { description: "A service with relativeRef: `Location` is the resolved URL." },
+      400: failure("invalidDid, or invalidDidUrl for a DID URL"),
       404: failure("notFound"),
       406: failure("representationNotSupported: no acceptable media type"),
       410: failure("The DID is deactivated (didDocumentMetadata.deactivated)"),
       500: failure("internalError"),
       501: failure("methodNotSupported"),
+      ...(isPublic ? {} : errorResponses(401)),
+    },
+  });
+
+const infoRoute = (
+  isPublic: boolean,
+  path: string,
+  operationId: string,
+  summary: string,
+  schema: z.ZodType,
+) =>
+  createRoute({
+    method: "get",
+    path,
+    operationId,
+    summary,
+    tags: ["DID resolution"],
+    ...(isPublic ? { security: [] } : {}),
+    responses: {
+      200: { description: summary, content: { "application/json": { schema } } },
       ...(isPublic ? {} : errorResponses(401)),
     },
   });
@@ -131,7 +193,18 @@ export interface DidRoutesDeps {
   /** `DID_RESOLUTION_PUBLIC`: no token needed. */
   isPublic: boolean;
   now: () => number;
+  /** What `/1.0/methods`, `/1.0/testIdentifiers` and `/1.0/properties` report. */
+  info?: {
+    /** Methods resolved here, in order. */
+    methods: readonly string[];
+    /** `DID_TEST_IDENTIFIERS`. */
+    testIdentifiers: readonly string[];
+    ttlSeconds: number;
+    fallbackConfigured: boolean;
+  };
 }
+
+const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
 
 /** The DID resolution router and its fast lane (mount both with `createApp`). */
 export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; lane: FastLane } {
@@ -202,19 +275,29 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
     }
     return p.res.clone();
   }
+
+  function notAcceptableResponse(): Response {
+    return new Response(notAcceptable, {
+      status: 406,
+      headers: { ...JSON_HEADERS, vary: "Accept" },
+    });
+  }
+
   /**
-   * The fast lane: a plain `GET /dids/{did}` (one path segment, no query, no `Cache-Control`)
-   * whose token, `Accept` answer and resolution are all cached gets the route's answer without
-   * the router. Declines (undefined) on anything else.
+   * The fast lane: a plain `GET /dids/{did}` or `/1.0/identifiers/{did}` (one path segment, no
+   * query, no `Cache-Control`) whose token, `Accept` answer and resolution are all cached gets the
+   * route's answer without the router. Declines (undefined) on anything else.
    */
   function lane(req: Request): Response | undefined {
     if (req.method !== "GET") return undefined;
     const url = req.url;
     const path = url.indexOf("/", url.indexOf("//") + 2);
-    if (
-      !url.startsWith("/dids/", path) || url.indexOf("/", path + 6) >= 0 ||
-      url.indexOf("?", path) >= 0
-    ) {
+    const prefixEnd = url.startsWith("/dids/", path)
+      ? path + 6
+      : url.startsWith("/1.0/identifiers/", path)
+      ? path + 17
+      : -1;
+    if (prefixEnd < 0 || url.indexOf("/", prefixEnd) >= 0 || url.indexOf("?", path) >= 0) {
       return undefined;
     }
     const headers = req.headers;
@@ -236,27 +319,194 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
     return res;
   }
 
-  app.openAPIRegistry.registerPath(route(isPublic));
-  app.get("/dids/:did", async (c) => {
+  async function authorize(c: Context<AppEnv>): Promise<void> {
     if (!isPublic) await deps.verifier.verify(bearer(c.req.header("authorization")));
-    const rep = negotiate(c.req.header("accept"));
+  }
+
+  /** `GET {prefix}{didOrDidUrl}`. */
+  async function handle(c: Context<AppEnv>, prefix: string): Promise<Response> {
+    await authorize(c);
+    const url = c.req.url;
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    const target = didTargetOf(url, pathStart + prefix.length);
+    const accept = c.req.header("accept");
+    if (target === undefined || target.plain) {
+      const rep = negotiate(accept);
+      if (rep === null) return notAcceptableResponse();
+      if (target === undefined) return respond(badEncoding, rep);
+      const did = target.didUrl;
+      const noCache = target.noCache || wantsNoCache(c);
+      const answer = noCache
+        ? await resolver.resolveAnswer(did, { noCache: true })
+        : resolver.peek(did) ?? await resolver.resolveAnswer(did);
+      return respond(answer, rep);
+    }
+    return await dereferenceUrl(target.didUrl, accept, target.noCache || wantsNoCache(c));
+  }
+
+  /** A DID URL: resolve its DID (at the asked version), then dereference. */
+  async function dereferenceUrl(
+    didUrl: string,
+    accept: string | undefined,
+    noCache: boolean,
+  ): Promise<Response> {
+    const rep = negotiateDereferencing(accept);
     if (rep === null) {
-      return new Response(notAcceptable, {
-        status: 406,
+      return derefFailure(
+        { kind: "result", contentType: "application/json" },
+        "representationNotSupported",
+        "None of the Accept media types is offered for a DID URL; use " +
+          "application/did-url-dereferencing, application/did+ld+json, application/json or " +
+          "text/uri-list.",
+      );
+    }
+    const parsed = parseDidWithReason(didUrl);
+    if (!parsed.ok) {
+      const didPart = didUrl.slice(0, didEnd(didUrl));
+      const keyword: DerefError = parseDidWithReason(didPart).ok ? "invalidDidUrl" : "invalidDid";
+      return derefFailure(
+        rep,
+        keyword,
+        `${clip(didUrl)} is not a valid ${
+          keyword === "invalidDid" ? "DID" : "DID URL"
+        }: ${parsed.message}.`,
+      );
+    }
+    const p = parsed.value;
+    const params = new URLSearchParams(p.query ?? "");
+    let version: DidVersion | undefined;
+    let onlyVersion = true;
+    for (const [name, value] of params) {
+      if ((VERSION_PARAMETERS as readonly string[]).includes(name)) {
+        (version ??= {})[name as keyof DidVersion] = value;
+      } else onlyVersion = false;
+    }
+    const answer = await resolver.resolveAnswer(p.did, { noCache, version });
+    if (onlyVersion && p.path === undefined && p.fragment === undefined) {
+      // A DID with version parameters only is a resolution, answered like one unless the caller
+      // asked for a dereferencing result.
+      const resolutionRep = negotiate(accept);
+      if (resolutionRep !== null && rep.kind !== "result") return respond(answer, resolutionRep);
+    }
+    const outcome = dereference(p, answer.result, { wantsUriList: rep.kind === "uri-list" });
+    if (outcome.kind === "error") return derefFailure(rep, outcome.error, outcome.message);
+    const cc = cacheControl(maxAge(answer));
+    if (outcome.kind === "redirect") {
+      return new Response(null, {
+        status: 303,
+        headers: { location: outcome.location, "cache-control": cc, vary: "Accept" },
+      });
+    }
+    const servedFromCache = answer.result.didResolutionMetadata.servedFromCache === true;
+    if (rep.kind === "result") {
+      return new Response(
+        JSON.stringify({
+          dereferencingMetadata: { contentType: outcome.contentType, servedFromCache },
+          contentStream: outcome.content,
+          contentMetadata: outcome.contentMetadata,
+        }),
+        {
+          status: outcome.status,
+          headers: { "content-type": rep.contentType, "cache-control": cc, vary: "Accept" },
+        },
+      );
+    }
+    return new Response(JSON.stringify(outcome.content), {
+      status: outcome.status,
+      headers: {
+        "content-type": (rep.kind === "resource" ? rep.contentType : undefined) ??
+          outcome.contentType,
+        "cache-control": cc,
+        vary: "Accept",
+      },
+    });
+  }
+
+  function derefFailure(rep: DerefRepresentation, error: DerefError, message: string): Response {
+    return new Response(
+      JSON.stringify({
+        dereferencingMetadata: { error, message },
+        contentStream: null,
+        contentMetadata: {},
+      }),
+      {
+        status: DEREF_ERRORS[error],
         headers: {
-          "content-type": "application/json",
+          "content-type": rep.kind === "result" ? rep.contentType : "application/json",
           "cache-control": "no-store",
           vary: "Accept",
         },
-      });
-    }
-    const url = c.req.url;
-    const did = didFromUrl(url);
-    let answer: DidAnswer;
-    if (did === undefined) answer = badEncoding;
-    else if (wantsNoCache(c, url)) answer = await resolver.resolveAnswer(did, { noCache: true });
-    else answer = resolver.peek(did) ?? await resolver.resolveAnswer(did);
-    return respond(answer, rep);
-  });
+      },
+    );
+  }
+
+  app.openAPIRegistry.registerPath(route(isPublic, false));
+  app.openAPIRegistry.registerPath(route(isPublic, true));
+  for (const prefix of DID_PREFIXES) {
+    app.get(`${prefix}*`, (c) => handle(c, prefix));
+  }
+
+  const info = deps.info;
+  if (info !== undefined) {
+    const examples = testIdentifiers(info.methods, info.testIdentifiers);
+    const properties = {
+      methods: [...info.methods],
+      cache: {
+        networkTtlSeconds: info.ttlSeconds,
+        notFoundTtlSeconds: Math.min(30, info.ttlSeconds),
+        deterministicMethods: "kept in memory; never change",
+      },
+      fallbackResolverConfigured: info.fallbackConfigured,
+      resolutionPublic: isPublic,
+      dereferencing: {
+        fragments: true,
+        parameters: ["service", "serviceType", "relativeRef", ...VERSION_PARAMETERS],
+      },
+    };
+    const static200 = (body: unknown) => {
+      const bytes = JSON.stringify(body);
+      return async (c: Context<AppEnv>) => {
+        await authorize(c);
+        return new Response(bytes, { headers: JSON_HEADERS });
+      };
+    };
+    app.openAPIRegistry.registerPath(infoRoute(
+      isPublic,
+      "/1.0/methods",
+      "listMethods",
+      "The DID methods this instance resolves",
+      z.array(z.string()),
+    ));
+    app.openAPIRegistry.registerPath(infoRoute(
+      isPublic,
+      "/1.0/testIdentifiers",
+      "listTestIdentifiers",
+      "Example DIDs per method that resolve here without reaching another host",
+      z.record(z.string(), z.array(z.string())),
+    ));
+    app.openAPIRegistry.registerPath(infoRoute(
+      isPublic,
+      "/1.0/properties",
+      "resolverProperties",
+      "The resolver's non-secret settings",
+      z.record(z.string(), z.unknown()),
+    ));
+    app.get("/1.0/methods", static200(info.methods));
+    app.get("/1.0/testIdentifiers", static200(examples));
+    app.get("/1.0/properties", static200(properties));
+  }
   return { router: app, lane };
+}
+
+/** Where the DID of a DID URL ends (its first `/`, `?` or `#`). */
+function didEnd(didUrl: string): number {
+  for (let i = 4; i < didUrl.length; i++) {
+    const ch = didUrl[i];
+    if (ch === "/" || ch === "?" || ch === "#") return i;
+  }
+  return didUrl.length;
+}
+
+function clip(s: string): string {
+  return s.length > 120 ? s.slice(0, 117) + "..." : s;
 }

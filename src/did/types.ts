@@ -125,6 +125,15 @@ export interface ParsedDid {
 export interface ResolveContext {
   /** Aborts network work of drivers that do any. */
   signal?: AbortSignal;
+  /** A version of the DID document (DID parameters); only for methods with `versions`. */
+  version?: DidVersion;
+}
+
+/** The version DID parameters (DID Core "DID Parameters"), as given. */
+export interface DidVersion {
+  versionId?: string;
+  versionTime?: string;
+  versionNumber?: string;
 }
 
 /** A DID method driver. */
@@ -138,6 +147,8 @@ export interface DidMethod {
    * (did:peer:4 short form depends on what was seen before). Absent: `deterministic` applies.
    */
   isDeterministicFor?(did: ParsedDid): boolean;
+  /** True when the method resolves earlier versions (`ResolveContext.version`). */
+  readonly versions?: boolean;
   /** Resolve a parsed DID. Never throws for bad input: failures are results with `error` set. */
   resolve(did: ParsedDid, ctx: ResolveContext): Promise<DidResolutionResult>;
 }

@@ -45,3 +45,12 @@ export const CREDO_PEER_DIR = new URL("./credo_peer/", import.meta.url);
 
 /** Options of the Credo DIDComm interop tests. */
 export const credoInterop: { ignore: boolean } = interopOptions(CREDO_PEER_DIR);
+
+/** The Universal Resolver clients' folder (`@veramo/did-resolver`, `@sphereon/did-uni-client`). */
+export const UR_CLIENTS_DIR = new URL("./ur_clients/", import.meta.url);
+
+/** Options of the tests that run the Universal Resolver clients. */
+export const urClientsInterop: { ignore: boolean } = interopOptions(
+  UR_CLIENTS_DIR,
+  "node_modules/@veramo/did-resolver/package.json",
+);
