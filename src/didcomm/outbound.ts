@@ -9,7 +9,6 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import { AppError, conflict, notFound } from "../errors.ts";
 import {
   enqueue,
   type HandlerResult,
@@ -22,7 +21,7 @@ import { emit } from "../webhooks/mod.ts";
 import { packMessage } from "./envelope.ts";
 import { wrapForRouting } from "./forward.ts";
 import { type DidCommMessage, isDidCommMessage, threadIdOf } from "./messages.ts";
-import { type ConnectionRecord, type DidCommTarget, getConnection } from "./connections/record.ts";
+import type { ConnectionRecord, DidCommTarget } from "./connections/record.ts";
 
 /** Outbox kind of outbound DIDComm messages. */
 export const DIDCOMM_KIND = "didcomm";
