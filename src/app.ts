@@ -25,6 +25,7 @@ import {
 } from "./http/mod.ts";
 import { type ProcessState, readinessCheck } from "./readiness.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
+import { webRoutes } from "./web/mod.ts";
 
 /** Options of the app. */
 export interface AppOptions {
@@ -106,6 +107,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   app.route("/", credentialRoutes({ holder: services.holder, verifier }));
   for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());
+  app.route("/", webRoutes());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -1,0 +1,420 @@
+// The resolver page and org console (CONTRACT "Web pages"). Plain DOM, no framework, no build.
+// - The token lives in this module's memory only: never in a URL, cookie, storage or log.
+// - Everything shown that came from the network is set with textContent (never innerHTML).
+// - Resolution asks the service, not the browser cache (`cache: "no-cache"`), so
+//   servedFromCache is the service's own answer; redirects are not followed (they may lead
+//   to other hosts).
+
+let token = "";
+
+const $ = (id) => document.getElementById(id);
+
+/** An element with text and attributes (text is always textContent). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") node.textContent = v;
+    else if (k === "onclick") node.addEventListener("click", v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+/** A definition list from [term, value] pairs (values shown as text). */
+function facts(pairs) {
+  const dl = el("dl");
+  for (const [k, v] of pairs) {
+    if (v === undefined || v === null || v === "") continue;
+    dl.append(el("dt", { text: k }), el("dd", { text: String(v) }));
+  }
+  return dl;
+}
+
+/** fetch with the token (when there is one), no browser cache, no cookies, no redirects. */
+async function api(path, init = {}) {
+  const headers = { ...(init.headers ?? {}) };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  return await fetch(path, {
+    method: init.method ?? "GET",
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    cache: "no-cache",
+    credentials: "omit",
+    redirect: "manual",
+  });
+}
+
+/** The JSON body of a response, or undefined when there is none or it is not JSON. */
+async function jsonOf(res) {
+  const text = await res.text();
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A readable sentence for a failed API call. */
+function problem(res, body) {
+  if (res.status === 401) return "The service needs a valid token (paste one above).";
+  if (res.status === 403) return "This token has no owner or admin role in that organization.";
+  const msg = body && (body.message ?? body.didResolutionMetadata?.message ??
+    body.dereferencingMetadata?.message);
+  return `${res.status} ${res.statusText || ""}${msg ? `: ${msg}` : ""}`.trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolver
+
+/** True when the input is a DID URL (path, query or fragment after the DID). */
+function isDidUrl(s) {
+  return /[?#]/.test(s) || /^did:[a-z0-9]+:[^/]*\//.test(s);
+}
+
+/** The request path: `?` and `#` are sent percent-encoded, the rest as written. */
+function pathFor(prefix, input) {
+  return prefix + input.replace(/[?#\s]/g, (c) => encodeURIComponent(c));
+}
+
+async function resolve(input) {
+  const did = input.trim();
+  if (!did) return;
+  const prefix = document.querySelector('input[name="api"]:checked').value;
+  const button = $("resolve");
+  button.disabled = true;
+  $("r-live").textContent = "Resolving…";
+  const accept = isDidUrl(did) ? "application/did-url-dereferencing" : "application/did-resolution";
+  const t0 = performance.now();
+  let res;
+  try {
+    res = await api(pathFor(prefix, did), { headers: { accept } });
+  } catch (err) {
+    showResult({ status: "network error", error: String(err.message ?? err) });
+    button.disabled = false;
+    return;
+  }
+  const ms = performance.now() - t0;
+  button.disabled = false;
+  if (res.type === "opaqueredirect") {
+    showResult({
+      status: "303 See Other",
+      ms,
+      note: "The DID URL selects a service endpoint; the service answered with a redirect to " +
+        "it, which this page does not follow.",
+    });
+    return;
+  }
+  const body = await jsonOf(res);
+  const meta = body?.didResolutionMetadata ?? body?.dereferencingMetadata ?? {};
+  const doc = body?.didDocument !== undefined ? body.didDocument : body?.contentStream;
+  const rest = {};
+  for (const [k, v] of Object.entries(body ?? {})) {
+    if (k !== "didDocument" && k !== "contentStream") rest[k] = v;
+  }
+  showResult({
+    status: `${res.status} ${res.statusText || ""}`.trim(),
+    ms,
+    cache: meta.servedFromCache,
+    type: res.headers.get("content-type") ?? "",
+    error: res.ok
+      ? undefined
+      : (meta.error ? `${meta.error}: ${meta.message ?? ""}` : problem(res, body)),
+    doc,
+    meta: rest,
+  });
+}
+
+function showResult(r) {
+  $("result").hidden = false;
+  $("r-status").textContent = r.status;
+  $("r-time").textContent = r.ms === undefined ? "–" : `${r.ms.toFixed(1)} ms`;
+  $("r-cache").textContent = r.cache === undefined ? "–" : String(r.cache);
+  $("r-type").textContent = r.type || "–";
+  $("r-error").textContent = r.error ?? r.note ?? "";
+  $("r-error").className = r.error ? "error" : "muted";
+  $("r-doc").textContent = r.doc === undefined || r.doc === null
+    ? "(none)"
+    : JSON.stringify(r.doc, null, 2);
+  $("r-meta").textContent = r.meta ? JSON.stringify(r.meta, null, 2) : "";
+  $("r-live").textContent = `Done: ${r.status}`;
+}
+
+async function loadExamples() {
+  const list = $("examples");
+  list.replaceChildren();
+  let res;
+  try {
+    res = await api("/1.0/testIdentifiers");
+  } catch {
+    $("examples-note").textContent = "Examples could not be loaded.";
+    return;
+  }
+  const body = await jsonOf(res);
+  if (!res.ok) {
+    $("examples-note").textContent = res.status === 401
+      ? "Paste a token above to load an example for every method."
+      : `Examples could not be loaded (${problem(res, body)}).`;
+    return;
+  }
+  $("examples-note").textContent = "";
+  for (const [method, dids] of Object.entries(body ?? {})) {
+    const did = dids[0];
+    if (!did) continue;
+    list.append(el("li", {}, exampleButton(`did:${method}`, did)));
+    // A DID URL too: the first verification method of a did:key, by its fragment.
+    if (method === "key") {
+      const frag = did.slice("did:key:".length);
+      list.append(el("li", {}, exampleButton("did:key verification method", `${did}#${frag}`)));
+    }
+  }
+}
+
+function exampleButton(label, did) {
+  return el("button", {
+    type: "button",
+    title: did,
+    "data-did": did,
+    text: label,
+    onclick: () => {
+      $("did").value = did;
+      resolve(did);
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token and console
+
+async function useToken(value) {
+  token = value.trim();
+  $("token").value = "";
+  $("who").textContent = "";
+  $("console").hidden = true;
+  await loadExamples();
+  if (!token) return;
+  const res = await api("/me");
+  const me = await jsonOf(res);
+  if (!res.ok) {
+    $("who").textContent = problem(res, me);
+    return;
+  }
+  const admin = Object.entries(me.orgs ?? {})
+    .filter(([, roles]) => roles.includes("owner") || roles.includes("admin"))
+    .map(([org]) => org);
+  $("who").textContent = `Signed in as ${me.sub}` +
+    (admin.length ? `; owner or admin of ${admin.join(", ")}.` : "; no org to administer.");
+  const select = $("org");
+  select.replaceChildren(...admin.map((org) => el("option", { value: org, text: org })));
+  if (admin.length) {
+    $("console").hidden = false;
+    await loadConsole();
+  }
+}
+
+function forget() {
+  token = "";
+  $("token").value = "";
+  $("who").textContent = "Token forgotten.";
+  $("console").hidden = true;
+  for (const id of ["agent", "webhook", "deliveries", "connections", "exchanges"]) {
+    $(id).replaceChildren();
+  }
+  loadExamples();
+}
+
+const org = () => $("org").value;
+const q = (s) => encodeURIComponent(s);
+
+async function loadConsole() {
+  $("console-msg").textContent = "";
+  await Promise.all([
+    loadAgent(),
+    loadWebhook(),
+    loadDeliveries(),
+    loadConnections(),
+    loadExchanges(),
+  ]);
+}
+
+async function loadAgent() {
+  const box = $("agent");
+  const res = await api(`/orgs/${q(org())}/agents`);
+  const a = await jsonOf(res);
+  if (res.status === 404) {
+    return box.replaceChildren(el("p", { class: "muted", text: "No agent configured." }));
+  }
+  if (!res.ok) return box.replaceChildren(el("p", { class: "error", text: problem(res, a) }));
+  box.replaceChildren(facts([
+    ["Wallet", a.walletName],
+    ["Endpoint", a.agentEndpoint],
+    ["DID", a.did],
+    ["Auto-accept", a.autoAcceptCredentials],
+    ["Configured", a.createdAt],
+    ["API key", "stored hashed; never shown"],
+  ]));
+}
+
+async function loadWebhook() {
+  const box = $("webhook");
+  const res = await api(`/notification/webhook-endpoint?orgId=${q(org())}`);
+  const w = await jsonOf(res);
+  if (res.status === 404) {
+    return box.replaceChildren(
+      el("p", { class: "muted", text: "No webhook endpoint registered." }),
+    );
+  }
+  if (!res.ok) return box.replaceChildren(el("p", { class: "error", text: problem(res, w) }));
+  box.replaceChildren(facts([
+    ["URL", w.notificationWebhook],
+    ["Enabled", String(w.enabled)],
+    ["Disabled because", w.disabledReason],
+    ["Secret created", w.secretCreatedAt],
+    ["Registered", w.createdAt],
+  ]));
+}
+
+async function loadDeliveries() {
+  const list = $("deliveries");
+  const res = await api(`/notification/deliveries?orgId=${q(org())}&limit=20`);
+  const page = await jsonOf(res);
+  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
+  if (!page.data.length) {
+    return list.replaceChildren(el("li", { class: "muted", text: "No deliveries yet." }));
+  }
+  list.replaceChildren(...page.data.map((d) => {
+    const item = el(
+      "li",
+      { "data-delivery": d.id, "data-status": d.status },
+      facts([
+        ["Event", d.eventType],
+        ["Status", d.status],
+        ["Attempts", d.attemptCount],
+        ["Last answer", d.lastStatus ?? d.lastError],
+        ["Created", d.createdAt],
+        ["Next attempt", d.nextAttemptAt],
+      ]),
+    );
+    if (d.status === "dead") {
+      item.append(el(
+        "div",
+        { class: "actions" },
+        el("button", {
+          type: "button",
+          text: "Re-send",
+          "aria-label": `Re-send the ${d.eventType} delivery of ${d.createdAt}`,
+          onclick: (ev) =>
+            act(
+              ev.currentTarget,
+              `/notification/deliveries/${q(d.id)}/retry`,
+              { orgId: org() },
+              loadDeliveries,
+            ),
+        }),
+      ));
+    }
+    return item;
+  }));
+}
+
+async function loadConnections() {
+  const list = $("connections");
+  const res = await api(`/orgs/${q(org())}/connections?limit=20`);
+  const page = await jsonOf(res);
+  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
+  if (!page.data.length) {
+    return list.replaceChildren(el("li", { class: "muted", text: "No connections yet." }));
+  }
+  list.replaceChildren(...page.data.map((c) =>
+    el(
+      "li",
+      {},
+      facts([
+        ["Label", c.theirLabel],
+        ["State", c.state],
+        ["Their DID", c.theirDid],
+        ["Protocol", c.protocol],
+        ["Created", c.createdAt],
+      ]),
+    )
+  ));
+}
+
+async function loadExchanges() {
+  const list = $("exchanges");
+  const res = await api(`/orgs/${q(org())}/credentials?limit=20`);
+  const page = await jsonOf(res);
+  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
+  if (!page.data.length) {
+    return list.replaceChildren(el("li", { class: "muted", text: "No credential exchanges yet." }));
+  }
+  list.replaceChildren(...page.data.map((x) => {
+    const attrs = (x.credentialAttributes ?? []).map((a) => `${a.name}=${a.value}`).join(", ");
+    const item = el(
+      "li",
+      { "data-exchange": x.id },
+      facts([
+        ["State", x.state],
+        ["Connection", x.connectionId],
+        ["Attributes", attrs],
+        ["Updated", x.updatedAt],
+        ["Error", x.errorMessage],
+      ]),
+    );
+    const actions = el("div", { class: "actions" });
+    const body = { credentialRecordId: x.id };
+    if (x.state === "offer-received") {
+      actions.append(
+        el("button", {
+          type: "button",
+          text: "Accept offer",
+          onclick: (ev) => act(ev.currentTarget, "/credentials/accept-offer", body, loadExchanges),
+        }),
+        el("button", {
+          type: "button",
+          class: "secondary",
+          text: "Decline",
+          onclick: (ev) => act(ev.currentTarget, "/credentials/decline-offer", body, loadExchanges),
+        }),
+      );
+    } else if (x.state === "credential-received") {
+      actions.append(
+        el("button", {
+          type: "button",
+          text: "Accept credential",
+          onclick: (ev) =>
+            act(ev.currentTarget, "/credentials/accept-credential", body, loadExchanges),
+        }),
+      );
+    }
+    if (actions.childElementCount) item.append(actions);
+    return item;
+  }));
+}
+
+/** POSTs an action, says how it went, then reloads its list. */
+async function act(button, path, body, reload) {
+  button.disabled = true;
+  const res = await api(path, { method: "POST", body });
+  const out = await jsonOf(res);
+  $("console-msg").textContent = res.ok ? `Done: ${button.textContent}.` : problem(res, out);
+  await reload();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("resolve-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    resolve($("did").value);
+  });
+  $("token-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    useToken($("token").value);
+  });
+  $("forget").addEventListener("click", forget);
+  $("refresh").addEventListener("click", loadConsole);
+  $("org").addEventListener("change", loadConsole);
+  loadExamples();
+});
