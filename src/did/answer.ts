@@ -15,6 +15,7 @@ export type Freshness =
 
 const STATUS: Record<DidResolutionErrorCode, number> = {
   invalidDid: 400,
+  invalidDidUrl: 400,
   notFound: 404,
   representationNotSupported: 406,
   methodNotSupported: 501,

@@ -13,6 +13,7 @@ import { keyMethod } from "./methods/key.ts";
 import { createPeerMethod } from "./methods/peer.ts";
 import { createUniversalResolver } from "./methods/universal.ts";
 import { createWebMethod } from "./methods/web.ts";
+import { createWebvhMethod } from "./methods/webvh.ts";
 import { KvPeerLongFormStore } from "./peer_long_form_kv.ts";
 import { createRegistry, type DidRegistry } from "./resolver.ts";
 import type { DidMethod } from "./types.ts";
@@ -47,7 +48,7 @@ export interface DidResolver extends CachingResolver {
 
 /**
  * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
- * (https unless `OUTBOUND_REQUIRE_HTTPS=false`), and the universal resolver for other methods
+ * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), and the universal resolver for other methods
  * when `UNIVERSAL_RESOLVER_URL` is set.
  */
 export function createDidResolver(
@@ -63,6 +64,11 @@ export function createDidResolver(
       useHttp: !deps.config.outbound.requireHttps,
       timeoutMs: options.webTimeoutMs,
       maxBytes: options.webMaxBytes,
+    }),
+    createWebvhMethod({
+      safeFetch: deps.safeFetch,
+      useHttp: !deps.config.outbound.requireHttps,
+      timeoutMs: options.webTimeoutMs,
     }),
     ...(options.methods ?? []),
   ];

@@ -6,6 +6,7 @@
 /** Error codes of DID Resolution (https://www.w3.org/TR/did-resolution/) used by this service. */
 export type DidResolutionErrorCode =
   | "invalidDid"
+  | "invalidDidUrl"
   | "notFound"
   | "representationNotSupported"
   | "methodNotSupported"

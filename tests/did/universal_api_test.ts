@@ -23,7 +23,17 @@ Deno.test("/1.0/identifiers/{did} answers exactly what /dids/{did} answers", asy
         const b = await ctx.call("GET", `/1.0/identifiers/${did}`, { token, headers });
         assert.equal(b.status, a.status, did);
         assert.equal(b.headers.get("content-type"), a.headers.get("content-type"));
-        assert.equal(b.headers.get("cache-control"), a.headers.get("cache-control"));
+        // The remaining max-age of a cached network answer may tick down by a second between the two.
+        const maxAge = (r: Response) =>
+          Number(/max-age=(\d+)/.exec(r.headers.get("cache-control") ?? "")?.[1] ?? -1);
+        assert.equal(
+          b.headers.get("cache-control")?.replace(/max-age=\d+/, ""),
+          a.headers.get("cache-control")?.replace(/max-age=\d+/, ""),
+        );
+        assert.ok(
+          Math.abs(maxAge(b) - maxAge(a)) <= 1,
+          `${a.headers.get("cache-control")} vs ${b.headers.get("cache-control")}`,
+        );
         assert.equal(await b.text(), await a.text(), `${did} ${accept}`);
       }
     }
@@ -41,7 +51,7 @@ Deno.test("/1.0/methods, /1.0/testIdentifiers (every example resolves here), /1.
   try {
     const token = await ctx.token();
     const methods = await (await ctx.call("GET", "/1.0/methods", { token })).json();
-    assert.deepEqual(methods, ["key", "jwk", "peer", "web"]);
+    assert.deepEqual(methods, ["key", "jwk", "peer", "web", "webvh"]);
 
     const res = await ctx.call("GET", "/1.0/testIdentifiers", { token });
     assert.equal(res.status, 200);
