@@ -24,6 +24,7 @@ import {
   onError,
 } from "./http/mod.ts";
 import { type ProcessState, readinessCheck } from "./readiness.ts";
+import { openid4vcRoutes } from "./openid4vc/mod.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 import { webRoutes } from "./web/mod.ts";
 
@@ -105,6 +106,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   app.route("/", didcommRoutes({ didcomm: services.didcomm, verifier }));
   app.route("/", webhookRoutes({ webhooks: services.webhooks, verifier }));
   app.route("/", credentialRoutes({ holder: services.holder, verifier }));
+  app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc, verifier }));
   for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());
   app.route("/", webRoutes());

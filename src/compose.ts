@@ -37,6 +37,7 @@ import { withBusyRetry } from "./kv/mod.ts";
 import { log } from "./log.ts";
 import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
+import { Oid4vcHolder } from "./openid4vc/mod.ts";
 import {
   createWebhookHandler,
   WEBHOOK_KIND,
@@ -62,6 +63,7 @@ export interface Services {
   webhooks: WebhookService;
   didcomm: DidcommService;
   holder: CredentialHolder;
+  openid4vc: Oid4vcHolder;
 }
 
 /** What a caller (a test, a benchmark) may put in place of the defaults. */
@@ -160,6 +162,16 @@ export async function buildServices(
       ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null,
   });
 
+  const openid4vc = new Oid4vcHolder({
+    kv,
+    secrets,
+    safeFetch,
+    wallet,
+    resolver,
+    dispatcher,
+    now,
+  });
+
   registerHolderHandlers(didcomm.handlers, holder, kv);
   for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
     dispatcher.register(kind, handler);
@@ -185,6 +197,7 @@ export async function buildServices(
     webhooks,
     didcomm,
     holder,
+    openid4vc,
   };
 }
 

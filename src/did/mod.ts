@@ -33,3 +33,4 @@ export {
 export { parseDid, parseDidWithReason } from "./syntax.ts";
 export { type DidCommService, didCommServices } from "./didcomm_services.ts";
 export { createPeerDid2 } from "./methods/peer.ts";
+export { keyFromVerificationMethod, publicKeyToJwk } from "./key_material.ts";

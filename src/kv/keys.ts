@@ -35,6 +35,10 @@
  * | `["credential_by_id", id]` | pointer `orgId` of an exchange record |
  * | `["credential_by_thread", orgId, threadId]` | pointer to an exchange record id |
  * | `["w3c_credential", orgId, id]` | a stored W3C verifiable credential |
+ * | `["oid4vc_offer", orgId, id]` | OpenID4VCI offer record (pre-authorized code sealed) |
+ * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
+ * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
+ * | `["sd_jwt_credential_part", orgId, id, i]` | part `i` of its `{claims, compact}` JSON |
  */
 export const keys = {
   healthProbe: () => ["health", "probe"] as const,
@@ -87,4 +91,12 @@ export const keys = {
     ["credential_by_thread", orgId, threadId] as const,
   w3cCredential: (orgId: string, id: string) => ["w3c_credential", orgId, id] as const,
   w3cCredentialPrefix: (orgId: string) => ["w3c_credential", orgId] as const,
+
+  oid4vcOffer: (orgId: string, id: string) => ["oid4vc_offer", orgId, id] as const,
+  oid4vcOfferPrefix: (orgId: string) => ["oid4vc_offer", orgId] as const,
+  oid4vcAccepting: (orgId: string, id: string) => ["oid4vc_accepting", orgId, id] as const,
+  sdJwtCredential: (orgId: string, id: string) => ["sd_jwt_credential", orgId, id] as const,
+  sdJwtCredentialPrefix: (orgId: string) => ["sd_jwt_credential", orgId] as const,
+  sdJwtCredentialPart: (orgId: string, id: string, i: number) =>
+    ["sd_jwt_credential_part", orgId, id, i] as const,
 };

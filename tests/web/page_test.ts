@@ -287,6 +287,19 @@ Deno.test({
       assert.match(await text(page, "#webhook"), new RegExp(rx.hook.replaceAll(".", "\\.")));
       assert.match(await text(page, "#connections"), /No connections/);
       assert.match(await text(page, "#exchanges"), /No credential exchanges/);
+      await page.waitForFunction(() => {
+        const d = (globalThis as unknown as Win).document;
+        return /No OpenID4VCI offers/.test(d.getElementById("oid4vc-offers")!.textContent!) &&
+          /No SD-JWT credentials/.test(d.getElementById("sd-jwt-credentials")!.textContent!);
+      });
+      // A malformed offer: the service's 400 message is shown.
+      await page.type("#offer-uri", "openid-credential-offer://?nothing=here");
+      await page.click("#offer-form button");
+      await page.waitForFunction(() =>
+        /credential_offer/.test(
+          (globalThis as unknown as Win).document.getElementById("console-msg")!.textContent!,
+        )
+      );
       await page.waitForSelector("#examples button");
 
       const dead = await page.$('#deliveries li[data-status="dead"]');

@@ -1,0 +1,203 @@
+/**
+ * OpenID4VCI holder routes: receive an offer, list and read offers, accept and decline, read the
+ * stored SD-JWT VCs. Every route is org-scoped: any member (or the org's agent token); another
+ * org's id under one's own org path is 404.
+ *
+ * @module
+ */
+import { createRoute } from "@hono/zod-openapi";
+import {
+  createRouter,
+  errorResponses,
+  jsonContent as json,
+  OrgParams,
+  parseLimit,
+  requireOrg,
+  type TokenVerifier,
+} from "../http/mod.ts";
+import type { Oid4vcHolder } from "./holder.ts";
+import {
+  AcceptOpenidOfferBody,
+  CredentialPageQuery,
+  OfferList,
+  OfferListQuery,
+  OfferRecordSchema,
+  OrgIdParams,
+  ReceiveOfferBody,
+  SdJwtCredentialList,
+  SdJwtCredentialSchema,
+} from "./schemas.ts";
+
+/** What the routes use. */
+export interface Oid4vcRoutesDeps {
+  openid4vc: Oid4vcHolder;
+  verifier: TokenVerifier;
+}
+
+const TAG = ["openid4vc"];
+
+/** The OpenID4VCI holder routes. */
+export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
+  const app = createRouter();
+  const member = requireOrg(verifier, "member");
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/orgs/{orgId}/openid4vc/offers",
+      operationId: "receiveOpenidCredentialOffer",
+      tags: TAG,
+      summary: "Receive an OpenID4VCI credential offer (by value or by reference)",
+      middleware: [member] as const,
+      request: {
+        params: OrgParams,
+        body: { required: true, content: { "application/json": { schema: ReceiveOfferBody } } },
+      },
+      responses: {
+        201: json(OfferRecordSchema, "The offer record, state offer-received."),
+        ...errorResponses(400, 401, 403, 409, 502, 503),
+      },
+    }),
+    async (c) => {
+      const { orgId } = c.req.valid("param");
+      const { credentialOffer } = c.req.valid("json");
+      return c.json(await openid4vc.receiveOffer(orgId, credentialOffer), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/orgs/{orgId}/openid4vc/offers",
+      operationId: "listOpenidCredentialOffers",
+      tags: TAG,
+      summary: "The org's OpenID4VCI offers, newest first",
+      middleware: [member] as const,
+      request: { params: OrgParams, query: OfferListQuery },
+      responses: {
+        200: json(OfferList, "A page of offers."),
+        ...errorResponses(400, 401, 403, 503),
+      },
+    }),
+    async (c) => {
+      const { orgId } = c.req.valid("param");
+      const { state, limit, cursor } = c.req.valid("query");
+      return c.json(await openid4vc.list(orgId, { state, cursor, limit: parseLimit(limit) }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/orgs/{orgId}/openid4vc/offers/{id}",
+      operationId: "getOpenidCredentialOffer",
+      tags: TAG,
+      summary: "One OpenID4VCI offer",
+      middleware: [member] as const,
+      request: { params: OrgIdParams },
+      responses: {
+        200: json(OfferRecordSchema, "The offer."),
+        ...errorResponses(400, 401, 403, 404, 503),
+      },
+    }),
+    async (c) => {
+      const { orgId, id } = c.req.valid("param");
+      return c.json(await openid4vc.get(orgId, id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/orgs/{orgId}/openid4vc/offers/{id}/accept",
+      operationId: "acceptOpenidCredentialOffer",
+      tags: TAG,
+      summary: "Accept an offer: token, proof, credential, verification, storage",
+      description: "200 with state `done` (and `credentialIds`) or `failed` (the credential did " +
+        "not verify; nothing stored). 502 when the issuer cannot be reached or refuses; the " +
+        "record then stays `offer-received`.",
+      middleware: [member] as const,
+      request: {
+        params: OrgIdParams,
+        body: {
+          required: false,
+          content: { "application/json": { schema: AcceptOpenidOfferBody } },
+        },
+      },
+      responses: {
+        200: json(OfferRecordSchema, "The offer, now done or failed."),
+        ...errorResponses(400, 401, 403, 404, 409, 502, 503),
+      },
+    }),
+    async (c) => {
+      const { orgId, id } = c.req.valid("param");
+      const body = c.req.header("content-length") === "0" || !c.req.header("content-type")
+        ? {}
+        : c.req.valid("json") ?? {};
+      return c.json(await openid4vc.accept(orgId, id, { txCode: body.txCode }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/orgs/{orgId}/openid4vc/offers/{id}/decline",
+      operationId: "declineOpenidCredentialOffer",
+      tags: TAG,
+      summary: "Decline an offer (nothing is sent to the issuer)",
+      middleware: [member] as const,
+      request: { params: OrgIdParams },
+      responses: {
+        200: json(OfferRecordSchema, "The offer, now declined."),
+        ...errorResponses(400, 401, 403, 404, 409, 503),
+      },
+    }),
+    async (c) => {
+      const { orgId, id } = c.req.valid("param");
+      return c.json(await openid4vc.decline(orgId, id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/orgs/{orgId}/sd-jwt-credentials",
+      operationId: "listSdJwtCredentials",
+      tags: TAG,
+      summary: "The org's stored SD-JWT VCs, newest first",
+      middleware: [member] as const,
+      request: { params: OrgParams, query: CredentialPageQuery },
+      responses: {
+        200: json(SdJwtCredentialList, "A page of credentials."),
+        ...errorResponses(400, 401, 403, 503),
+      },
+    }),
+    async (c) => {
+      const { orgId } = c.req.valid("param");
+      const { limit, cursor } = c.req.valid("query");
+      return c.json(await openid4vc.credentials(orgId, { cursor, limit: parseLimit(limit) }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/orgs/{orgId}/sd-jwt-credentials/{id}",
+      operationId: "getSdJwtCredential",
+      tags: TAG,
+      summary: "One stored SD-JWT VC",
+      middleware: [member] as const,
+      request: { params: OrgIdParams },
+      responses: {
+        200: json(SdJwtCredentialSchema, "The credential."),
+        ...errorResponses(400, 401, 403, 404, 503),
+      },
+    }),
+    async (c) => {
+      const { orgId, id } = c.req.valid("param");
+      return c.json(await openid4vc.credential(orgId, id), 200);
+    },
+  );
+
+  return app;
+}

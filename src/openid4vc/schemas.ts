@@ -1,0 +1,85 @@
+/**
+ * Request and response schemas of the OpenID4VCI holder routes (zod, shown in `/openapi.json`).
+ *
+ * @module
+ */
+import { z } from "@hono/zod-openapi";
+
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const OFFER_STATES = ["offer-received", "done", "declined", "failed"] as const;
+
+/** `POST /orgs/{orgId}/openid4vc/offers` body. */
+export const ReceiveOfferBody = z.object({
+  credentialOffer: z.string().min(1).max(64 * 1024).openapi({
+    description: "An `openid-credential-offer://` URI with `credential_offer=` (by value) or " +
+      "`credential_offer_uri=` (by reference).",
+    example:
+      "openid-credential-offer://?credential_offer_uri=https%3A%2F%2Fissuer.example%2Foffers%2F1",
+  }),
+}).strict().openapi("ReceiveCredentialOfferRequest");
+
+/** Accept body: `{txCode?}`. */
+export const AcceptOpenidOfferBody = z.object({
+  txCode: z.string().min(1).max(256).optional().openapi({
+    description: "The transaction code the issuer sent out of band, when the offer asks for one.",
+  }),
+}).strict().openapi("AcceptOpenidOfferRequest");
+
+/** `{orgId, id}` path parameters. */
+export const OrgIdParams = z.object({
+  orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }),
+  id: z.string().regex(UUID_RE, "id must be a UUID.").openapi({
+    param: { name: "id", in: "path" },
+    format: "uuid",
+    example: "0190f0a2-6b1e-7c3d-8e4f-1a2b3c4d5e6f",
+  }),
+});
+
+/** `?state=&limit=&cursor=`. */
+export const OfferListQuery = z.object({
+  state: z.enum(OFFER_STATES).optional().openapi({ param: { name: "state", in: "query" } }),
+  limit: z.string().optional().openapi({ param: { name: "limit", in: "query" } }),
+  cursor: z.string().optional().openapi({ param: { name: "cursor", in: "query" } }),
+});
+
+/** `?limit=&cursor=`. */
+export const CredentialPageQuery = OfferListQuery.omit({ state: true });
+
+/** An offer record. */
+export const OfferRecordSchema = z.object({
+  id: z.string().openapi({ format: "uuid" }),
+  orgId: z.string(),
+  state: z.enum(OFFER_STATES),
+  credentialIssuer: z.string(),
+  credentialConfigurationIds: z.array(z.string()),
+  issuerName: z.string().optional(),
+  txCodeRequired: z.boolean(),
+  credentialIds: z.array(z.string()),
+  errorMessage: z.string().optional(),
+  createdAt: z.string().openapi({ format: "date-time" }),
+  updatedAt: z.string().openapi({ format: "date-time" }),
+}).openapi("OpenidCredentialOffer");
+
+/** A page of offers. */
+export const OfferList = z.object({
+  data: z.array(OfferRecordSchema),
+  nextCursor: z.string().nullable(),
+}).openapi("OpenidCredentialOfferList");
+
+/** A stored SD-JWT VC. */
+export const SdJwtCredentialSchema = z.object({
+  id: z.string().openapi({ format: "uuid" }),
+  orgId: z.string(),
+  offerId: z.string(),
+  vct: z.string(),
+  issuer: z.string(),
+  claims: z.record(z.string(), z.unknown()),
+  compact: z.string(),
+  createdAt: z.string().openapi({ format: "date-time" }),
+}).openapi("SdJwtCredential");
+
+/** A page of SD-JWT VCs. */
+export const SdJwtCredentialList = z.object({
+  data: z.array(SdJwtCredentialSchema),
+  nextCursor: z.string().nullable(),
+}).openapi("SdJwtCredentialList");

@@ -1,0 +1,139 @@
+/**
+ * KV storage of the OpenID4VCI holder.
+ *
+ * Keys: `keys.oid4vcOffer(orgId, id)` → {@link StoredOffer}; `keys.sdJwtCredential(orgId, id)` →
+ * the credential's head (everything but `claims` and `compact`) with its part count, and
+ * `keys.sdJwtCredentialPart(orgId, id, i)` → up to 60 000 bytes of the JSON of `{claims, compact}`:
+ * a large SD-JWT never meets the 64 KiB value limit. A credential and its parts are written in one
+ * atomic operation with the offer's change and its `credential.state_changed` event.
+ *
+ * @module
+ */
+import { keys, listPage, type Page } from "../kv/mod.ts";
+import { emit } from "../webhooks/mod.ts";
+import type { OfferRecord, OfferState, SdJwtCredentialRecord, StoredOffer } from "./record.ts";
+
+const PART_BYTES = 60_000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The stored head of a credential. */
+type CredentialHead = Omit<SdJwtCredentialRecord, "claims" | "compact"> & { parts: number };
+
+/** The offer's change event: the record plus `protocol` and the state it left. */
+function emitChange(
+  op: Deno.AtomicOperation,
+  record: OfferRecord,
+  previousState: OfferState | null,
+  now: number,
+): void {
+  emit(op, record.orgId, "credential.state_changed", {
+    ...record,
+    protocol: "openid4vci",
+    previousState,
+  }, now);
+}
+
+/** Adds a new offer and its event to `op`. */
+export function addNewOffer(op: Deno.AtomicOperation, stored: StoredOffer, now: number): void {
+  const key = keys.oid4vcOffer(stored.record.orgId, stored.record.id);
+  op.check({ key, versionstamp: null }).set(key, stored);
+  emitChange(op, stored.record, null, now);
+}
+
+/** Adds a version-checked change of an offer and its event to `op`. */
+export function addOfferUpdate(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntry<StoredOffer>,
+  next: StoredOffer,
+  now: number,
+): void {
+  op.check(entry).set(keys.oid4vcOffer(next.record.orgId, next.record.id), next);
+  emitChange(op, next.record, entry.value.record.state, now);
+}
+
+/** Reads an org's offer. */
+export async function readOffer(
+  kv: Deno.Kv,
+  orgId: string,
+  id: string,
+): Promise<Deno.KvEntry<StoredOffer> | null> {
+  const e = await kv.get<StoredOffer>(keys.oid4vcOffer(orgId, id));
+  return e.value ? e as Deno.KvEntry<StoredOffer> : null;
+}
+
+/** One page of an org's offers, newest first. */
+export async function listOffers(
+  kv: Deno.Kv,
+  orgId: string,
+  q: { limit: number; cursor?: string; state?: OfferState },
+): Promise<Page<OfferRecord>> {
+  const page = await listPage<StoredOffer>(kv, keys.oid4vcOfferPrefix(orgId), {
+    limit: q.limit,
+    cursor: q.cursor,
+    filter: q.state ? (s) => s.record.state === q.state : undefined,
+  });
+  return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
+}
+
+/** Adds a new stored credential (head and parts) to `op`. */
+export function addCredential(op: Deno.AtomicOperation, c: SdJwtCredentialRecord): void {
+  const { claims, compact, ...head } = c;
+  const bytes = encoder.encode(JSON.stringify({ claims, compact }));
+  const parts = Math.max(1, Math.ceil(bytes.length / PART_BYTES));
+  const key = keys.sdJwtCredential(c.orgId, c.id);
+  op.check({ key, versionstamp: null }).set(key, { ...head, parts } satisfies CredentialHead);
+  for (let i = 0; i < parts; i++) {
+    op.set(
+      keys.sdJwtCredentialPart(c.orgId, c.id, i),
+      bytes.slice(i * PART_BYTES, (i + 1) * PART_BYTES),
+    );
+  }
+}
+
+async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCredentialRecord> {
+  const partKeys = Array.from(
+    { length: head.parts },
+    (_, i) => keys.sdJwtCredentialPart(head.orgId, head.id, i),
+  );
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < partKeys.length; i += 10) {
+    for (const e of await kv.getMany<Uint8Array[]>(partKeys.slice(i, i + 10))) {
+      if (!(e.value instanceof Uint8Array)) {
+        throw new Error(`credential ${head.id}: a part is missing`);
+      }
+      chunks.push(e.value);
+    }
+  }
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  const { claims, compact } = JSON.parse(decoder.decode(all));
+  const { parts: _parts, ...rest } = head;
+  return { ...rest, claims, compact };
+}
+
+/** One stored credential of `orgId`, or undefined. */
+export async function readCredential(
+  kv: Deno.Kv,
+  orgId: string,
+  id: string,
+): Promise<SdJwtCredentialRecord | undefined> {
+  const head = (await kv.get<CredentialHead>(keys.sdJwtCredential(orgId, id))).value;
+  return head ? await withParts(kv, head) : undefined;
+}
+
+/** One page of an org's stored SD-JWT VCs, newest first. */
+export function listCredentials(
+  kv: Deno.Kv,
+  orgId: string,
+  q: { limit: number; cursor?: string },
+): Promise<Page<SdJwtCredentialRecord>> {
+  return listPage<CredentialHead, SdJwtCredentialRecord>(kv, keys.sdJwtCredentialPrefix(orgId), {
+    ...q,
+    map: (head) => withParts(kv, head),
+  });
+}

@@ -1,0 +1,334 @@
+/**
+ * Launcher for the real Credo 0.6.3 OpenID4VCI ISSUER peer in
+ * `tests/interop/oid4vc_peer/issuer.mjs`. Spawns it with Node.js on free 127.0.0.1 ports,
+ * waits for its `READY {...}` line and wraps its JSON control API.
+ *
+ * Needs `npm ci --ignore-scripts` in `tests/interop/oid4vc_peer` to have run once.
+ */
+
+const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
+
+/** The three issuers the peer hosts (each its own credential issuer path). */
+export type Oid4vcIssuerKind = "ed25519-did-key" | "p256-did-jwk" | "p256-did-key";
+
+/** Options for {@link startOid4vcIssuer}. */
+export interface Oid4vcIssuerOptions {
+  /** OID4VCI HTTP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Control API port; 0 (default) picks a free one. */
+  controlPort?: number;
+  /** The origin the issuer publishes as its own (a relay in front of it); default its own. */
+  publicOrigin?: string;
+  /** Milliseconds to wait for READY (default 20000). */
+  startupTimeoutMs?: number;
+  /** Credo log level: test | trace | debug | info | warn (default) | error | fatal | off. */
+  logLevel?: string;
+  /** Node.js executable (default $NODE_BIN, else `node` on PATH). */
+  nodePath?: string;
+}
+
+/** What the peer reports about one of its issuers. */
+export interface Oid4vcIssuerInfo {
+  /** The issuer's DID (`iss` of the SD-JWT VCs). */
+  did: string;
+  /** Absolute DID URL of the signing key; the SD-JWT header `kid` is its `#fragment`. */
+  didUrl: string;
+  /** "EdDSA" or "ES256". */
+  alg: string;
+  /** `credential_issuer`, e.g. `http://127.0.0.1:<port>/oid4vci/ed25519-did-key`. */
+  credentialIssuer: string;
+  /** `http://127.0.0.1:<port>/.well-known/openid-credential-issuer/oid4vci/<kind>`. */
+  issuerMetadataUrl: string;
+  /** `http://127.0.0.1:<port>/.well-known/oauth-authorization-server/oid4vci/<kind>`. */
+  authorizationServerMetadataUrl: string;
+}
+
+/** Options of {@link Oid4vcIssuer.createOffer}. */
+export interface Oid4vcOfferOptions {
+  /** Default "ed25519-did-key". */
+  issuer?: Oid4vcIssuerKind;
+  /**
+   * Credential claims (vct is added). Default: given_name, family_name, birthdate,
+   * issuing_country, address {street_address, locality, country}.
+   */
+  claims?: Record<string, unknown>;
+  /**
+   * SD-JWT disclosure frame (`{_sd: [...], nested: {_sd: [...]}}`). Default for the
+   * default claims: given_name, family_name, birthdate, address, address.street_address,
+   * address.locality disclosable; issuing_country and address.country plain. Default for
+   * caller-supplied claims: every key disclosable, recursively into objects.
+   */
+  disclosureFrame?: Record<string, unknown>;
+  /** true: `?credential_offer=<urlencoded JSON>`; false (default): `?credential_offer_uri=`. */
+  byValue?: boolean;
+  /** true: the offer requires a 4-digit numeric tx_code (returned as `txCode`). */
+  txCode?: boolean;
+}
+
+/** Answer of {@link Oid4vcIssuer.createOffer}. */
+export interface Oid4vcOffer {
+  /** `openid-credential-offer://?credential_offer_uri=…` or `…?credential_offer=…`. */
+  offerUri: string;
+  /** The credential offer payload (OID4VCI 1.0). */
+  offer: {
+    credential_issuer: string;
+    credential_configuration_ids: string[];
+    grants: Record<string, Record<string, unknown>>;
+  };
+  /** Where the offer is hosted (also set for by-value offers). */
+  credentialOfferUri: string | null;
+  issuanceSessionId: string;
+  issuerDid: string;
+  issuerKid: string;
+  credentialIssuer: string;
+  issuerMetadataUrl: string;
+  credentialConfigurationId: string;
+  vct: string;
+  claims: Record<string, unknown>;
+  disclosureFrame: Record<string, unknown>;
+  /** The tx_code value the holder must send, or null. */
+  txCode: string | null;
+}
+
+/** Credo issuance session, as the control API returns it. */
+export interface Oid4vcIssuanceSession {
+  id: string;
+  /** OfferCreated | OfferUriRetrieved | AccessTokenRequested | AccessTokenCreated |
+   * CredentialRequestReceived | CredentialsPartiallyIssued | Completed | Error | … */
+  state: string;
+  issuerId: string;
+  credentialOfferUri: string | null;
+  credentialOfferPayload: Record<string, unknown> | null;
+  preAuthorizedCode: string | null;
+  txCode: string | null;
+  openId4VciVersion: string | null;
+  issuedCredentials: string[];
+  errorMessage: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+/** Result of {@link Oid4vcIssuer.holderTiming}: Credo's own holder as a baseline. */
+export interface Oid4vcHolderTiming {
+  n: number;
+  issuer: string;
+  binding: string;
+  failures: number;
+  medianMs: number | null;
+  minMs: number | null;
+  maxMs: number | null;
+  timingsMs: number[];
+  steps: {
+    issuer: string;
+    issuanceSessionId: string;
+    resolveMs: number;
+    tokenMs: number;
+    credentialMs: number;
+  }[];
+  /** First credential received: compact SD-JWT (with disclosures) and its claims. */
+  sample?: { issuer: string; compact: string; claims: Record<string, unknown> | null };
+}
+
+/** A running Credo OID4VCI issuer process. */
+export interface Oid4vcIssuer {
+  /** `http://127.0.0.1:<port>/oid4vci`; each issuer lives at `<issuerBaseUrl>/<kind>`. */
+  issuerBaseUrl: string;
+  /** `http://127.0.0.1:<controlPort>`. */
+  controlUrl: string;
+  issuers: Record<Oid4vcIssuerKind, Oid4vcIssuerInfo>;
+  /** Milliseconds from Node process start to READY, as the peer measured it. */
+  startupMs: number;
+  /** Resident memory in MiB at READY. */
+  rssMb: number;
+  createOffer(options?: Oid4vcOfferOptions): Promise<Oid4vcOffer>;
+  session(id: string): Promise<Oid4vcIssuanceSession>;
+  /** Polls until the session reaches `state` (default Completed). */
+  waitForSession(id: string, state?: string, timeoutMs?: number): Promise<Oid4vcIssuanceSession>;
+  /**
+   * Runs `holder_timing.mjs` (Credo's own holder in Node) against this issuer:
+   * `n` fresh offers, each timed from offer URI to stored credential.
+   * `issuer` may be a kind or "all"; `binding` jwk (default) | did:key | did:jwk.
+   */
+  holderTiming(
+    n?: number,
+    issuer?: Oid4vcIssuerKind | "all",
+    binding?: "jwk" | "did:key" | "did:jwk",
+  ): Promise<Oid4vcHolderTiming>;
+  /** The peer's stderr so far (Credo logs), last 64 KiB. */
+  logs(): string;
+  /** Shuts the peer down (control API, then SIGKILL after 3 s) and awaits its exit. */
+  close(): Promise<void>;
+}
+
+function nodeExecutable(options: { nodePath?: string }) {
+  return options.nodePath ?? Deno.env.get("NODE_BIN") ?? "node";
+}
+
+/** Keeps the tail of a text stream in memory. */
+function collectTail(stream: ReadableStream<Uint8Array>, limit = 65536) {
+  let text = "";
+  const done = (async () => {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      text = (text + chunk).slice(-limit);
+    }
+  })();
+  return { text: () => text, done };
+}
+
+/** Reads lines from stdout until `READY {...}`, then keeps draining in the background. */
+async function readReady(stream: ReadableStream<Uint8Array>, timeoutMs: number) {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error("OID4VC peer: no READY line in time")),
+      timeoutMs,
+    );
+  });
+  try {
+    for (;;) {
+      const { value, done } = await Promise.race([reader.read(), timeout]);
+      if (done) throw new Error("OID4VC peer: exited before READY");
+      buffer += value;
+      const line = buffer.split("\n").find((l) => l.startsWith("READY "));
+      if (line) {
+        const drained = (async () => {
+          while (!(await reader.read()).done) { /* discard */ }
+        })();
+        return { ready: JSON.parse(line.slice(6)) as Record<string, unknown>, drained };
+      }
+    }
+  } catch (error: unknown) {
+    await reader.cancel().catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Starts the Credo OID4VCI issuer peer; always `close()` it (e.g. in `finally`). */
+export async function startOid4vcIssuer(
+  options: Oid4vcIssuerOptions = {},
+): Promise<Oid4vcIssuer> {
+  try {
+    Deno.statSync(new URL("node_modules/@credo-ts/openid4vc/package.json", PEER_DIR));
+  } catch {
+    throw new Error(
+      "OID4VC peer dependencies missing: run `npm ci --ignore-scripts` in tests/interop/oid4vc_peer",
+    );
+  }
+  const child = new Deno.Command(nodeExecutable(options), {
+    args: [
+      new URL("issuer.mjs", PEER_DIR).pathname,
+      "--port",
+      String(options.port ?? 0),
+      "--control-port",
+      String(options.controlPort ?? 0),
+      ...(options.publicOrigin ? ["--public-origin", options.publicOrigin] : []),
+    ],
+    cwd: PEER_DIR.pathname,
+    env: { CREDO_LOG: options.logLevel ?? "warn" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = collectTail(child.stderr);
+  let ready: Record<string, unknown>;
+  let drained: Promise<void>;
+  try {
+    ({ ready, drained } = await readReady(child.stdout, options.startupTimeoutMs ?? 20000));
+  } catch (error: unknown) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+    await child.status;
+    await stderr.done;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\n--- peer stderr ---\n${stderr.text()}`);
+  }
+  const controlUrl = String(ready.controlUrl);
+  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(controlUrl + path, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) {
+      throw new Error(`OID4VC peer ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    }
+    return json as T;
+  };
+  let closed: Promise<void> | undefined;
+  const peer: Oid4vcIssuer = {
+    issuerBaseUrl: String(ready.issuerBaseUrl),
+    controlUrl,
+    issuers: ready.issuers as Record<Oid4vcIssuerKind, Oid4vcIssuerInfo>,
+    startupMs: Number(ready.startupMs),
+    rssMb: Number(ready.rssMb),
+    createOffer: (offer = {}) => api("POST", "/offers", offer),
+    session: (id) => api("GET", `/sessions/${encodeURIComponent(id)}`),
+    waitForSession: async (id, state = "Completed", timeoutMs = 15000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const session = await peer.session(id);
+        if (session.state === state) return session;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `OID4VC peer: session ${id} is ${session.state}, not ${state} (${session.errorMessage})`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    holderTiming: async (n = 10, issuer = "ed25519-did-key", binding = "jwk") => {
+      const out = await new Deno.Command(nodeExecutable(options), {
+        args: [
+          new URL("holder_timing.mjs", PEER_DIR).pathname,
+          controlUrl,
+          String(n),
+          issuer,
+          binding,
+        ],
+        cwd: PEER_DIR.pathname,
+        env: { CREDO_LOG: options.logLevel ?? "warn" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(out.stdout).trim();
+      const line = stdout.split("\n").findLast((l) => l.startsWith("{"));
+      if (!line) {
+        throw new Error(
+          `holder_timing.mjs failed (exit ${out.code}):\n${new TextDecoder().decode(out.stderr)}`,
+        );
+      }
+      const result = JSON.parse(line) as Oid4vcHolderTiming;
+      if (!out.success) {
+        throw new Error(
+          `holder_timing.mjs: ${result.failures} failure(s):\n${
+            new TextDecoder().decode(out.stderr)
+          }`,
+        );
+      }
+      return result;
+    },
+    logs: () => stderr.text(),
+    close: () => {
+      closed ??= (async () => {
+        await api("POST", "/stop").catch(() => {});
+        const timer = setTimeout(() => {
+          try {
+            child.kill("SIGKILL");
+          } catch { /* already exited */ }
+        }, 3000);
+        await child.status;
+        clearTimeout(timer);
+        await Promise.all([drained, stderr.done]);
+      })();
+      return closed;
+    },
+  };
+  return peer;
+}

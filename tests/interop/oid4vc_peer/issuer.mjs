@@ -1,0 +1,296 @@
+#!/usr/bin/env node
+// Real Credo 0.6.3 OpenID4VCI ISSUER for interop tests, driven through a JSON control API.
+// Usage: node issuer.mjs [--port N] [--control-port N]   (0 / absent = free port)
+//   env: OID4VC_PORT, OID4VC_CONTROL_PORT, CREDO_LOG (warn by default)
+// Prints exactly one stdout line when ready:
+//   READY {"issuerBaseUrl":..,"controlUrl":..,"issuers":{..},...}
+// Everything else (Credo logs, errors) goes to stderr. All sockets bind 127.0.0.1.
+import { createServer } from "node:http";
+import { parseArgs } from "node:util";
+import { ClaimFormat, RecordNotFoundError } from "@credo-ts/core";
+import { OpenId4VcIssuanceSessionState } from "@credo-ts/openid4vc";
+import express from "express";
+import { createOid4vcAgent } from "./lib/agent.mjs";
+
+const { values } = parseArgs({
+  options: {
+    port: { type: "string", default: process.env.OID4VC_PORT ?? "0" },
+    "control-port": { type: "string", default: process.env.OID4VC_CONTROL_PORT ?? "0" },
+    // The origin the issuer publishes (metadata, offers, `aud`), e.g. a relay in front of it.
+    "public-origin": { type: "string", default: process.env.OID4VC_PUBLIC_ORIGIN ?? "" },
+  },
+});
+
+export const VCT = "https://example.org/vct/identity";
+const CONFIGURATION_ID = "IdentityCredential";
+
+/** The three issuer kinds: issuer id (= path segment) → signing key type and DID method. */
+const ISSUER_KINDS = {
+  "ed25519-did-key": { method: "key", type: { kty: "OKP", crv: "Ed25519" }, alg: "EdDSA" },
+  "p256-did-jwk": { method: "jwk", type: { kty: "EC", crv: "P-256" }, alg: "ES256" },
+  "p256-did-key": { method: "key", type: { kty: "EC", crv: "P-256" }, alg: "ES256" },
+};
+
+const DEFAULT_CLAIMS = {
+  given_name: "Erika",
+  family_name: "Mustermann",
+  birthdate: "1964-08-12",
+  issuing_country: "DE",
+  address: {
+    street_address: "Heidestrasse 17",
+    locality: "Koeln",
+    country: "DE",
+  },
+};
+
+/** given_name, family_name, birthdate, address (itself) and address.street_address/locality
+ * are selectively disclosable; issuing_country and address.country stay plain. */
+const DEFAULT_DISCLOSURE_FRAME = {
+  _sd: ["given_name", "family_name", "birthdate", "address"],
+  address: { _sd: ["street_address", "locality"] },
+};
+
+/** Frame for caller-supplied claims: every key disclosable, recursively into plain objects. */
+function allDisclosableFrame(claims) {
+  const frame = { _sd: Object.keys(claims) };
+  for (const [key, value] of Object.entries(claims)) {
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      frame[key] = allDisclosableFrame(value);
+    }
+  }
+  return frame;
+}
+
+const CLAIMS_METADATA = [
+  { path: ["given_name"], display: [{ name: "Given name", locale: "en" }] },
+  { path: ["family_name"], display: [{ name: "Family name", locale: "en" }] },
+  { path: ["birthdate"], display: [{ name: "Date of birth", locale: "en" }] },
+  { path: ["issuing_country"], display: [{ name: "Issuing country", locale: "en" }] },
+  { path: ["address"], display: [{ name: "Address", locale: "en" }] },
+  { path: ["address", "street_address"], display: [{ name: "Street", locale: "en" }] },
+  { path: ["address", "locality"], display: [{ name: "City", locale: "en" }] },
+  { path: ["address", "country"], display: [{ name: "Country", locale: "en" }] },
+];
+
+function credentialConfigurations(alg) {
+  return {
+    [CONFIGURATION_ID]: {
+      format: "dc+sd-jwt",
+      vct: VCT,
+      scope: "openid4vc:credential:IdentityCredential",
+      cryptographic_binding_methods_supported: ["jwk", "did:key", "did:jwk"],
+      credential_signing_alg_values_supported: [alg],
+      proof_types_supported: {
+        jwt: { proof_signing_alg_values_supported: ["ES256", "EdDSA"] },
+      },
+      credential_metadata: {
+        display: [{ name: "Identity Credential", locale: "en", description: "Interop test" }],
+        claims: CLAIMS_METADATA,
+      },
+    },
+  };
+}
+
+// issuerId → { did, didUrl, alg }
+const issuerKeys = new Map();
+
+/** Maps a credential request to an SD-JWT VC bound to each proven holder key. */
+function credentialRequestToCredentialMapper(
+  { issuanceSession, holderBinding, credentialConfiguration },
+) {
+  const key = issuerKeys.get(issuanceSession.issuerId);
+  if (!key) throw new Error(`no signing key for issuer ${issuanceSession.issuerId}`);
+  const meta = issuanceSession.issuanceMetadata ?? {};
+  const claims = meta.claims ?? DEFAULT_CLAIMS;
+  const disclosureFrame = meta.disclosureFrame ?? DEFAULT_DISCLOSURE_FRAME;
+  return {
+    type: "credentials",
+    format: ClaimFormat.SdJwtDc,
+    credentials: holderBinding.keys.map((binding) => ({
+      payload: { ...structuredClone(claims), vct: credentialConfiguration.vct ?? VCT },
+      holder: binding,
+      issuer: { method: "did", didUrl: key.didUrl },
+      disclosureFrame,
+    })),
+  };
+}
+
+// --- HTTP server for the OID4VCI endpoints: listen first, so the base URL (port) is known.
+const app = express();
+const oidServer = await new Promise((resolve, reject) => {
+  const server = app.listen(Number(values.port), "127.0.0.1", (error) => {
+    if (error) reject(error);
+    else resolve(server);
+  });
+});
+const port = oidServer.address().port;
+const origin = values["public-origin"] || `http://127.0.0.1:${port}`;
+const issuerBaseUrl = `${origin}/oid4vci`;
+
+const agent = await createOid4vcAgent({
+  app,
+  issuer: { baseUrl: issuerBaseUrl, credentialRequestToCredentialMapper },
+});
+
+const issuers = {};
+for (const [issuerId, kind] of Object.entries(ISSUER_KINDS)) {
+  const { didState } = await agent.dids.create({
+    method: kind.method,
+    options: { createKey: { type: kind.type } },
+  });
+  if (didState.state !== "finished") {
+    throw new Error(`${issuerId}: DID creation failed: ${JSON.stringify(didState)}`);
+  }
+  const did = didState.did;
+  const didUrl = didState.didDocument.verificationMethod[0].id;
+  issuerKeys.set(issuerId, { did, didUrl, alg: kind.alg });
+  await agent.openid4vc.issuer.createIssuer({
+    issuerId,
+    display: [{ name: `Credo Test Issuer (${issuerId})`, locale: "en" }],
+    credentialConfigurationsSupported: credentialConfigurations(kind.alg),
+  });
+  const metadata = await agent.openid4vc.issuer.getIssuerMetadata(issuerId);
+  const credentialIssuer = metadata.credentialIssuer.credential_issuer;
+  const path = new URL(credentialIssuer).pathname;
+  issuers[issuerId] = {
+    did,
+    didUrl,
+    alg: kind.alg,
+    credentialIssuer,
+    issuerMetadataUrl: `${origin}/.well-known/openid-credential-issuer${path}`,
+    authorizationServerMetadataUrl: `${origin}/.well-known/oauth-authorization-server${path}`,
+  };
+}
+
+function sessionJson(s) {
+  return {
+    id: s.id,
+    state: s.state,
+    issuerId: s.issuerId,
+    credentialOfferUri: s.credentialOfferUri ?? null,
+    credentialOfferPayload: s.credentialOfferPayload ?? null,
+    preAuthorizedCode: s.preAuthorizedCode ?? null,
+    txCode: s.userPin ?? null,
+    openId4VciVersion: s.openId4VciVersion ?? null,
+    issuedCredentials: s.issuedCredentials ?? [],
+    errorMessage: s.errorMessage ?? null,
+    createdAt: s.createdAt?.toISOString() ?? null,
+    updatedAt: s.updatedAt?.toISOString() ?? null,
+  };
+}
+
+async function createOffer(body) {
+  const issuerId = body.issuer ?? "ed25519-did-key";
+  const info = issuers[issuerId];
+  if (!info) {
+    return {
+      status: 400,
+      body: { error: `unknown issuer ${issuerId}`, issuers: Object.keys(issuers) },
+    };
+  }
+  const claims = body.claims ?? DEFAULT_CLAIMS;
+  const disclosureFrame = body.disclosureFrame ??
+    (body.claims ? allDisclosableFrame(body.claims) : DEFAULT_DISCLOSURE_FRAME);
+  const { credentialOffer, issuanceSession } = await agent.openid4vc.issuer.createCredentialOffer({
+    issuerId,
+    version: "v1",
+    credentialConfigurationIds: [CONFIGURATION_ID],
+    preAuthorizedCodeFlowConfig: {
+      authorizationServerUrl: info.credentialIssuer,
+      txCode: body.txCode ? { input_mode: "numeric", length: 4 } : undefined,
+    },
+    issuanceMetadata: { claims, disclosureFrame },
+  });
+  const offer = issuanceSession.credentialOfferPayload;
+  const offerUri = body.byValue
+    ? `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`
+    : credentialOffer;
+  return {
+    status: 200,
+    body: {
+      offerUri,
+      offer,
+      credentialOfferUri: issuanceSession.credentialOfferUri ?? null,
+      issuanceSessionId: issuanceSession.id,
+      issuerDid: info.did,
+      issuerKid: info.didUrl,
+      credentialIssuer: info.credentialIssuer,
+      issuerMetadataUrl: info.issuerMetadataUrl,
+      credentialConfigurationId: CONFIGURATION_ID,
+      vct: VCT,
+      claims,
+      disclosureFrame,
+      txCode: issuanceSession.userPin ?? null,
+    },
+  };
+}
+
+async function handle(method, path, body) {
+  if (method === "GET" && path === "/health") {
+    return {
+      status: 200,
+      body: { issuerBaseUrl, issuers, rssMb: Math.round(process.memoryUsage().rss / 1048576) },
+    };
+  }
+  if (method === "GET" && path === "/issuers") return { status: 200, body: issuers };
+  if (method === "POST" && path === "/offers") return await createOffer(body);
+  const m = /^\/sessions\/([^/]+)$/.exec(path);
+  if (method === "GET" && m) {
+    const session = await agent.openid4vc.issuer.getIssuanceSessionById(decodeURIComponent(m[1]));
+    return { status: 200, body: sessionJson(session) };
+  }
+  if (method === "POST" && (path === "/stop" || path === "/shutdown")) {
+    setImmediate(shutdown);
+    return { status: 200, body: { ok: true } };
+  }
+  return { status: 404, body: { error: `no route ${method} ${path}` } };
+}
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  controlServer?.close();
+  oidServer.closeAllConnections?.();
+  oidServer.close();
+  await agent.shutdown().catch((error) => console.error("shutdown error", error));
+  process.exit(0);
+}
+
+async function readJson(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text.trim() === "" ? {} : JSON.parse(text);
+}
+
+const controlServer = createServer(async (req, res) => {
+  let status = 500;
+  let body;
+  try {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    ({ status, body } = await handle(req.method ?? "GET", url.pathname, await readJson(req)));
+  } catch (error) {
+    status = error instanceof RecordNotFoundError ? 404 : error instanceof SyntaxError ? 400 : 500;
+    body = { error: error instanceof Error ? error.message : String(error) };
+    if (status === 500) console.error("control API error", error);
+  }
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+});
+controlServer.listen(Number(values["control-port"]), "127.0.0.1", () => {
+  const ready = {
+    issuerBaseUrl,
+    controlUrl: `http://127.0.0.1:${controlServer.address().port}`,
+    port,
+    controlPort: controlServer.address().port,
+    issuers,
+    sessionStates: Object.values(OpenId4VcIssuanceSessionState),
+    startupMs: Math.round(performance.now()),
+    rssMb: Math.round(process.memoryUsage().rss / 1048576),
+  };
+  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+});
+
+process.on("SIGTERM", shutdown);
+process.on("SIGINT", shutdown);

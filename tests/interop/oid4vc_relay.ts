@@ -1,0 +1,88 @@
+/**
+ * A relay between this service and the Credo OpenID4VCI issuer: a real local HTTP server that
+ * forwards every request to the issuer and can alter the credential in transit (flip a
+ * disclosure, or the signature), or stop answering (the issuer is down). The issuer publishes the
+ * relay's origin as its own, so every URL the holder follows goes through it.
+ */
+import { serveLocal } from "../support/context.ts";
+
+export type RelayMode = "pass" | "flip-disclosure" | "flip-signature";
+
+const enc = new TextEncoder();
+const b64u = (s: string) =>
+  btoa(String.fromCharCode(...enc.encode(s))).replace(/\+/g, "-").replace(/\//g, "_").replace(
+    /=+$/,
+    "",
+  );
+const unb64u = (s: string) =>
+  new TextDecoder().decode(
+    Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)),
+  );
+
+/** Alters an SD-JWT: the first disclosure's value changed, or one signature character changed. */
+export function tamper(compact: string, mode: Exclude<RelayMode, "pass">): string {
+  const parts = compact.split("~");
+  if (mode === "flip-signature") {
+    const [h, p, s] = parts[0]!.split(".");
+    parts[0] = `${h}.${p}.${s!.startsWith("A") ? "B" : "A"}${s!.slice(1)}`;
+  } else {
+    const d = JSON.parse(unb64u(parts[1]!)) as unknown[];
+    d[d.length - 1] = typeof d[d.length - 1] === "string" ? "Mallory" : { tampered: true };
+    parts[1] = b64u(JSON.stringify(d));
+  }
+  return parts.join("~");
+}
+
+/** Starts a relay on a free port (or `port`) to `target` (an origin). */
+export function startRelay(target: string, port = 0) {
+  let mode: RelayMode = "pass";
+  const tampered: string[] = [];
+  const handler = async (req: Request) => {
+    const url = new URL(req.url);
+    const headers = new Headers(req.headers);
+    headers.delete("host");
+    const res = await fetch(target + url.pathname + url.search, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+      redirect: "manual",
+    });
+    let body = await res.text();
+    if (mode !== "pass" && res.ok && /credential$/.test(url.pathname) && req.method === "POST") {
+      const json = JSON.parse(body);
+      if (Array.isArray(json.credentials)) {
+        json.credentials[0].credential = tamper(json.credentials[0].credential, mode);
+      } else json.credential = tamper(json.credential, mode);
+      body = JSON.stringify(json);
+      tampered.push(url.pathname);
+    }
+    const out = new Headers();
+    const ct = res.headers.get("content-type");
+    if (ct) out.set("content-type", ct);
+    return new Response(body, { status: res.status, headers: out });
+  };
+  let server = port === 0 ? serveLocal(handler) : serveOn(port, handler);
+  const boundPort = server.port;
+  return {
+    origin: `http://127.0.0.1:${boundPort}`,
+    port: boundPort,
+    tampered,
+    setMode(m: RelayMode) {
+      mode = m;
+    },
+    /** Stops answering: the port is closed. */
+    async down() {
+      await server.close();
+    },
+    /** Answers again on the same port. */
+    up() {
+      server = serveOn(boundPort, handler);
+    },
+    close: () => server.close().catch(() => {}),
+  };
+}
+
+function serveOn(port: number, handler: (req: Request) => Promise<Response>) {
+  const s = Deno.serve({ port, hostname: "127.0.0.1", onListen: () => {} }, handler);
+  return { port, close: () => s.shutdown() };
+}
