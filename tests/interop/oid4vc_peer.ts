@@ -63,6 +63,8 @@ export interface Oid4vcOfferOptions {
   byValue?: boolean;
   /** true: the offer requires a 4-digit numeric tx_code (returned as `txCode`). */
   txCode?: boolean;
+  /** The OpenID4VCI version of the offer (Credo's names); default "v1". */
+  version?: "v1" | "v1.draft15" | "v1.draft11-14";
 }
 
 /** Answer of {@link Oid4vcIssuer.createOffer}. */

@@ -159,6 +159,26 @@ Deno.test({
 });
 
 Deno.test({
+  name: "OID4VCI: offers Credo makes as draft 15 and drafts 11-14 sessions are accepted too",
+  ...opts,
+  fn: async () => {
+    const s = await setup();
+    try {
+      for (const version of ["v1.draft15", "v1.draft11-14"] as const) {
+        const offer = await s.issuer.createOffer({ version });
+        const rec = await expectJson(await receive(s, offer.offerUri), 201);
+        const done = await expectJson(await accept(s, rec.id as string), 200);
+        assert.equal(done.state, "done", `${version}: ${done.errorMessage}`);
+        const session = await s.issuer.waitForSession(offer.issuanceSessionId, "Completed");
+        assert.equal(session.openId4VciVersion, version);
+      }
+    } finally {
+      await teardown(s);
+    }
+  },
+});
+
+Deno.test({
   name:
     "OID4VCI: a second accept is 409; a spent offer is 502 invalid_grant and stays offer-received",
   ...opts,

@@ -193,7 +193,7 @@ async function createOffer(body) {
     (body.claims ? allDisclosableFrame(body.claims) : DEFAULT_DISCLOSURE_FRAME);
   const { credentialOffer, issuanceSession } = await agent.openid4vc.issuer.createCredentialOffer({
     issuerId,
-    version: "v1",
+    version: body.version ?? "v1",
     credentialConfigurationIds: [CONFIGURATION_ID],
     preAuthorizedCodeFlowConfig: {
       authorizationServerUrl: info.credentialIssuer,
