@@ -20,7 +20,10 @@ import type { DidMethod } from "./types.ts";
 
 /** What the resolver is built from. */
 export interface DidResolverDeps {
-  config: Pick<Config, "outbound" | "didCacheTtlSeconds" | "universalResolverUrl">;
+  config: Pick<
+    Config,
+    "outbound" | "didCacheTtlSeconds" | "didCacheMaxStaleSeconds" | "universalResolverUrl"
+  >;
   kv: Deno.Kv;
   safeFetch: SafeFetch;
   now: () => number;
@@ -82,6 +85,7 @@ export function createDidResolver(
   const cached = createCachingResolver(registry, {
     kv: deps.kv,
     ttlSeconds: deps.config.didCacheTtlSeconds,
+    maxStaleSeconds: deps.config.didCacheMaxStaleSeconds,
     now: deps.now,
     memoSize: options.memoSize,
     lruSize: options.lruSize,

@@ -200,6 +200,8 @@ export interface DidRoutesDeps {
     /** `DID_TEST_IDENTIFIERS`. */
     testIdentifiers: readonly string[];
     ttlSeconds: number;
+    /** `DID_CACHE_MAX_STALE_SECONDS`. */
+    maxStaleSeconds?: number;
     fallbackConfigured: boolean;
   };
 }
@@ -454,6 +456,7 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
       cache: {
         networkTtlSeconds: info.ttlSeconds,
         notFoundTtlSeconds: Math.min(30, info.ttlSeconds),
+        networkMaxStaleSeconds: info.maxStaleSeconds ?? 0,
         deterministicMethods: "kept in memory; never change",
       },
       fallbackResolverConfigured: info.fallbackConfigured,

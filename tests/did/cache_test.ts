@@ -106,7 +106,7 @@ Deno.test("?noCache=true and Cache-Control: no-cache bypass the cache and refres
 });
 
 Deno.test("cached did:web results expire after DID_CACHE_TTL_SECONDS (injected clock)", async () => {
-  const s = await setup({ DID_CACHE_TTL_SECONDS: "60" });
+  const s = await setup({ DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "0" });
   try {
     await s.get();
     s.clock.advance(59_000);
@@ -123,7 +123,7 @@ Deno.test("cached did:web results expire after DID_CACHE_TTL_SECONDS (injected c
 });
 
 Deno.test("an expired KV entry is not served even when the in-memory LRU is empty", async () => {
-  const s = await setup({ DID_CACHE_TTL_SECONDS: "60" });
+  const s = await setup({ DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "0" });
   try {
     const resolver = createDidResolver(s.ctx.services);
     assert.equal((await resolver.resolve(s.host.did)).didResolutionMetadata.servedFromCache, false);
