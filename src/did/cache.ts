@@ -29,6 +29,10 @@ import { type DidResolutionResult, type DidVersion, resolutionError } from "./ty
 export const NOT_FOUND_TTL_SECONDS = 30;
 /** Extra KV lifetime past the max stale age before garbage collection. */
 const GC_SLACK_MS = 60_000;
+/** Default byte bound of each in-memory cache (memo, network LRU). */
+export const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
+/** A network entry's own fields, besides its answer. */
+const NET_ENTRY_BYTES = 64;
 /** Deno KV values are at most 64 KiB; larger results are kept in memory only. */
 const KV_VALUE_LIMIT = 60_000;
 
@@ -48,10 +52,14 @@ export interface CacheOptions {
   maxStaleSeconds?: number;
   /** Clock, ms since epoch. */
   now: () => number;
-  /** Bound of the deterministic memo. Default 10 000. */
+  /** Entry bound of the deterministic memo. Default 100 000. */
   memoSize?: number;
-  /** Bound of the network LRU. Default 5 000. */
+  /** Byte bound of the deterministic memo (serialized answers). Default 16 MiB. */
+  memoBytes?: number;
+  /** Entry bound of the network LRU. Default 50 000. */
   lruSize?: number;
+  /** Byte bound of the network LRU (serialized answers). Default 16 MiB. */
+  lruBytes?: number;
 }
 
 /** Per-call options. */
@@ -75,21 +83,35 @@ export interface CachingResolver {
 }
 
 /**
- * A Map-based LRU: `set` evicts the least recently used past `max`. `get` refreshes recency only
- * for an entry not refreshed in the last `max / 4` operations, so a hot key is not moved on every
- * read (a Map delete + set per hit): any entry read at least once per `max / 4` operations stays.
+ * A Map-based LRU bounded by entry count (`max`) and, when given a `weigh` function, by total
+ * weight (`maxWeight`, e.g. bytes): `set` evicts the least recently used past either bound. `get`
+ * refreshes recency only for an entry not refreshed in the last `max / 4` operations, so a hot key
+ * is not moved on every read (a Map delete + set per hit): any entry read at least once per
+ * `max / 4` operations stays.
  */
-export class Lru<V> {
-  readonly #map = new Map<string, { v: V; t: number }>();
+export class Lru<V, K = string> {
+  readonly #map = new Map<K, { v: V; t: number; w: number }>();
   readonly #slack: number;
+  readonly #weigh: ((value: V) => number) | undefined;
+  readonly #maxWeight: number;
+  #weight = 0;
   #tick = 0;
-  constructor(readonly max: number) {
+  constructor(
+    readonly max: number,
+    options: { maxWeight?: number; weigh?: (value: V) => number } = {},
+  ) {
     this.#slack = Math.floor(max / 4);
+    this.#weigh = options.weigh;
+    this.#maxWeight = options.maxWeight ?? Infinity;
   }
   get size(): number {
     return this.#map.size;
   }
-  get(key: string): V | undefined {
+  /** Total weight of the entries (0 without a `weigh` function). */
+  get weight(): number {
+    return this.#weight;
+  }
+  get(key: K): V | undefined {
     const e = this.#map.get(key);
     if (e === undefined) return undefined;
     if (this.#tick - e.t > this.#slack) {
@@ -99,16 +121,24 @@ export class Lru<V> {
     }
     return e.v;
   }
-  set(key: string, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, { v: value, t: ++this.#tick });
-    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
+  set(key: K, value: V): void {
+    this.delete(key);
+    const w = this.#weigh ? this.#weigh(value) : 0;
+    this.#map.set(key, { v: value, t: ++this.#tick, w });
+    this.#weight += w;
+    while (this.#map.size > this.max || (this.#weight > this.#maxWeight && this.#map.size > 1)) {
+      this.delete(this.#map.keys().next().value!);
+    }
   }
-  delete(key: string): void {
+  delete(key: K): void {
+    const e = this.#map.get(key);
+    if (e === undefined) return;
     this.#map.delete(key);
+    this.#weight -= e.w;
   }
   clear(): void {
     this.#map.clear();
+    this.#weight = 0;
   }
 }
 
@@ -135,8 +165,14 @@ export function createCachingResolver(
   const { kv, now } = options;
   const ttlMs = options.ttlSeconds * 1000;
   const maxStaleMs = (options.maxStaleSeconds ?? 0) * 1000;
-  const memo = new Lru<DidAnswer>(options.memoSize ?? 10_000);
-  const lru = new Lru<NetEntry>(options.lruSize ?? 5_000);
+  const memo = new Lru<DidAnswer>(options.memoSize ?? 100_000, {
+    maxWeight: options.memoBytes ?? DEFAULT_CACHE_BYTES,
+    weigh: (a) => a.weight,
+  });
+  const lru = new Lru<NetEntry>(options.lruSize ?? 50_000, {
+    maxWeight: options.lruBytes ?? DEFAULT_CACHE_BYTES,
+    weigh: (e) => e.answer.weight + NET_ENTRY_BYTES,
+  });
   const lookups = new Map<string, Promise<DidAnswer>>();
   const fetches = new Map<string, Promise<DidAnswer>>();
   /** DIDs being refreshed in the background, and DIDs whose last refresh failed (retry time). */

@@ -35,10 +35,14 @@ export interface DidResolverOptions {
   webTimeoutMs?: number;
   /** did:web body cap (bytes), default 256 KiB. */
   webMaxBytes?: number;
-  /** Bound of the deterministic memo, default 10 000. */
+  /** Entry bound of the deterministic memo, default 100 000. */
   memoSize?: number;
-  /** Bound of the network LRU, default 5 000. */
+  /** Byte bound of the deterministic memo, default 16 MiB. */
+  memoBytes?: number;
+  /** Entry bound of the network LRU, default 50 000. */
   lruSize?: number;
+  /** Byte bound of the network LRU, default 16 MiB. */
+  lruBytes?: number;
   /** Extra or replacement methods (by name). */
   methods?: DidMethod[];
 }
@@ -89,6 +93,8 @@ export function createDidResolver(
     now: deps.now,
     memoSize: options.memoSize,
     lruSize: options.lruSize,
+    memoBytes: options.memoBytes,
+    lruBytes: options.lruBytes,
   });
   return { ...cached, registry };
 }
