@@ -89,6 +89,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
       methods: [...services.resolver.registry.methods.keys()],
       testIdentifiers: services.config.didTestIdentifiers,
       ttlSeconds: services.config.didCacheTtlSeconds,
+      maxStaleSeconds: services.config.didCacheMaxStaleSeconds,
       fallbackConfigured: services.config.universalResolverUrl !== undefined,
     },
   });

@@ -23,6 +23,8 @@ export interface Config {
   previousSecretsKeys: Uint8Array[];
   outbound: { allowPrivate: boolean; requireHttps: boolean };
   didCacheTtlSeconds: number;
+  /** `DID_CACHE_MAX_STALE_SECONDS`: how long past its TTL a network answer is served while refreshed. */
+  didCacheMaxStaleSeconds: number;
   didResolutionPublic: boolean;
   universalResolverUrl: string | undefined;
   /** `DID_TEST_IDENTIFIERS`: extra examples for `/1.0/testIdentifiers` (e.g. a did:web of one's own). */
@@ -136,6 +138,7 @@ const schema = z.object({
   OUTBOUND_ALLOW_PRIVATE: bool("OUTBOUND_ALLOW_PRIVATE"),
   OUTBOUND_REQUIRE_HTTPS: bool("OUTBOUND_REQUIRE_HTTPS"),
   DID_CACHE_TTL_SECONDS: int("DID_CACHE_TTL_SECONDS", 0, 86400 * 30),
+  DID_CACHE_MAX_STALE_SECONDS: int("DID_CACHE_MAX_STALE_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
   DID_TEST_IDENTIFIERS: z.string().optional().transform((v, ctx) => {
@@ -293,6 +296,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       requireHttps: e.OUTBOUND_REQUIRE_HTTPS ?? !devMode,
     },
     didCacheTtlSeconds: e.DID_CACHE_TTL_SECONDS ?? 300,
+    didCacheMaxStaleSeconds: e.DID_CACHE_MAX_STALE_SECONDS ?? 86400,
     didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
     didTestIdentifiers: e.DID_TEST_IDENTIFIERS,

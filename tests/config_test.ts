@@ -27,6 +27,7 @@ Deno.test("parseConfig accepts a complete production environment with defaults",
   assert.equal(c.outbound.requireHttps, true);
   assert.equal(c.outbound.allowPrivate, false);
   assert.equal(c.didCacheTtlSeconds, 300);
+  assert.equal(c.didCacheMaxStaleSeconds, 86400);
   assert.equal(c.didResolutionPublic, false);
   assert.equal(c.secretsKey?.length, 32);
 });
@@ -52,6 +53,8 @@ Deno.test("parseConfig names the malformed variable", () => {
   refuses({ ...base, AUTH_PUBLIC_KEY: "hello" }, "AUTH_PUBLIC_KEY");
   refuses({ ...base, AUTH_PUBLIC_KEY: '{"kty":"OKP","d":"secret","x":"a"}' }, "AUTH_PUBLIC_KEY");
   refuses({ ...base, DID_CACHE_TTL_SECONDS: "-1" }, "DID_CACHE_TTL_SECONDS");
+  refuses({ ...base, DID_CACHE_MAX_STALE_SECONDS: "a day" }, "DID_CACHE_MAX_STALE_SECONDS");
+  refuses({ ...base, DID_CACHE_MAX_STALE_SECONDS: "-5" }, "DID_CACHE_MAX_STALE_SECONDS");
   refuses({ ...base, UNIVERSAL_RESOLVER_URL: "resolver" }, "UNIVERSAL_RESOLVER_URL");
 });
 

@@ -31,6 +31,13 @@ export function statusOf(result: DidResolutionResult): number {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** `{"didDocument":` : the serialized result starts with the document. */
+const DOC_START = 15;
+// deno-lint-ignore no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+/** Bytes an answer holds besides its JSON (object headers, the cache entry), for cache budgets. */
+const OVERHEAD_BYTES = 160;
 
 /** Freezes a JSON value in place so that shared cached results cannot be changed by a caller. */
 export function deepFreeze<T>(value: T): T {
@@ -41,37 +48,58 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** A result ready to serve. The result is frozen: copy it (`structuredClone`) before changing it. */
+/**
+ * A result ready to serve. It keeps one copy of the result: its JSON bytes, serialized once with
+ * the document first, so that the bare document is a view into the same bytes. The result object
+ * is parsed again (and frozen) when asked for, which only uncommon paths do (DID URL dereferencing,
+ * other features calling `resolve`).
+ */
 export class DidAnswer {
-  /** The W3C resolution result (frozen). */
-  readonly result: DidResolutionResult;
   /** HTTP status for the result. */
   readonly status: number;
   /** Reuse window for `Cache-Control`. */
   readonly freshness: Freshness;
-  #resultBytes?: Uint8Array;
-  #documentBytes?: Uint8Array;
+  /** True when the result carries a document. */
+  readonly ok: boolean;
+  /** `didResolutionMetadata.servedFromCache`. */
+  readonly servedFromCache: boolean;
+  readonly #bytes: Uint8Array;
+  /** End of the document inside `#bytes` (0 when there is no document). */
+  readonly #docEnd: number;
 
   constructor(result: DidResolutionResult, freshness: Freshness) {
-    this.result = deepFreeze(result);
     this.status = statusOf(result);
     this.freshness = freshness;
+    this.ok = result.didDocument !== null && result.didResolutionMetadata.error === undefined;
+    this.servedFromCache = result.didResolutionMetadata.servedFromCache === true;
+    const doc = result.didDocument === null ? "null" : JSON.stringify(result.didDocument);
+    const rest = JSON.stringify({
+      didDocumentMetadata: result.didDocumentMetadata,
+      didResolutionMetadata: result.didResolutionMetadata,
+    });
+    this.#bytes = encoder.encode(`{"didDocument":${doc},${rest.slice(1)}`);
+    const restBytes = ASCII.test(rest) ? rest.length : encoder.encode(rest).length;
+    this.#docEnd = this.ok ? this.#bytes.length - restBytes : 0;
   }
 
-  /** True when the result carries a document. */
-  get ok(): boolean {
-    return this.result.didDocument !== null &&
-      this.result.didResolutionMetadata.error === undefined;
+  /** The W3C resolution result, parsed from the bytes (a new frozen object on every call). */
+  get result(): DidResolutionResult {
+    return deepFreeze(JSON.parse(decoder.decode(this.#bytes)) as DidResolutionResult);
   }
 
-  /** The whole result as JSON bytes (computed once). */
+  /** The whole result as JSON bytes (shared: never change them). */
   resultBytes(): Uint8Array {
-    return this.#resultBytes ??= encoder.encode(JSON.stringify(this.result));
+    return this.#bytes;
   }
 
-  /** The bare DID document as JSON bytes (computed once); only for `ok` answers. */
+  /** The bare DID document as JSON bytes, a view into `resultBytes()`; only for `ok` answers. */
   documentBytes(): Uint8Array {
-    return this.#documentBytes ??= encoder.encode(JSON.stringify(this.result.didDocument));
+    return this.#bytes.subarray(DOC_START, this.#docEnd);
+  }
+
+  /** Approximate memory the answer holds, for byte-bounded caches. */
+  get weight(): number {
+    return this.#bytes.byteLength + OVERHEAD_BYTES;
   }
 }
 

@@ -8,6 +8,12 @@
  *   `{result, cachedAt, expiresAt}` (`expiresAt` = now + `DID_CACHE_TTL_SECONDS`; `notFound` at
  *   most 30 s; failures never; `expireIn` only collects garbage), with a bounded LRU in front.
  *   A hit answers with `servedFromCache: true`. A KV read failure counts as a miss.
+ * - Stale-while-revalidate: a successful network answer past `expiresAt` but within
+ *   `maxStaleSeconds` of it is still served at once (`servedFromCache: true`, `max-age=0`) and
+ *   refreshed in the background, at most one refresh per DID at a time. A refresh that fails (an
+ *   error result or a network failure) keeps the old entry, and the next refresh is tried no sooner
+ *   than `NOT_FOUND_TTL_SECONDS` later; past the max stale age the entry is not served and the DID
+ *   is fetched as on a miss. `notFound` answers are never served stale.
  * - `noCache` skips both caches and stores the fresh answer (bypass and refresh).
  * - Concurrent misses for one DID share one lookup, and all upstream fetches for one DID are
  *   single-flight.
@@ -21,8 +27,12 @@ import { type DidResolutionResult, type DidVersion, resolutionError } from "./ty
 
 /** Longest a `notFound` answer is cached. */
 export const NOT_FOUND_TTL_SECONDS = 30;
-/** Extra KV lifetime past `expiresAt` before garbage collection. */
+/** Extra KV lifetime past the max stale age before garbage collection. */
 const GC_SLACK_MS = 60_000;
+/** Default byte bound of each in-memory cache (memo, network LRU). */
+export const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
+/** A network entry's own fields, besides its answer. */
+const NET_ENTRY_BYTES = 64;
 /** Deno KV values are at most 64 KiB; larger results are kept in memory only. */
 const KV_VALUE_LIMIT = 60_000;
 
@@ -38,12 +48,18 @@ export interface CacheOptions {
   kv: Deno.Kv;
   /** Freshness of network results in seconds (0 disables storing them). */
   ttlSeconds: number;
+  /** How long past its TTL a successful network answer may be served while refreshed; default 0. */
+  maxStaleSeconds?: number;
   /** Clock, ms since epoch. */
   now: () => number;
-  /** Bound of the deterministic memo. Default 10 000. */
+  /** Entry bound of the deterministic memo. Default 100 000. */
   memoSize?: number;
-  /** Bound of the network LRU. Default 5 000. */
+  /** Byte bound of the deterministic memo (serialized answers). Default 16 MiB. */
+  memoBytes?: number;
+  /** Entry bound of the network LRU. Default 50 000. */
   lruSize?: number;
+  /** Byte bound of the network LRU (serialized answers). Default 16 MiB. */
+  lruBytes?: number;
 }
 
 /** Per-call options. */
@@ -67,21 +83,35 @@ export interface CachingResolver {
 }
 
 /**
- * A Map-based LRU: `set` evicts the least recently used past `max`. `get` refreshes recency only
- * for an entry not refreshed in the last `max / 4` operations, so a hot key is not moved on every
- * read (a Map delete + set per hit): any entry read at least once per `max / 4` operations stays.
+ * A Map-based LRU bounded by entry count (`max`) and, when given a `weigh` function, by total
+ * weight (`maxWeight`, e.g. bytes): `set` evicts the least recently used past either bound. `get`
+ * refreshes recency only for an entry not refreshed in the last `max / 4` operations, so a hot key
+ * is not moved on every read (a Map delete + set per hit): any entry read at least once per
+ * `max / 4` operations stays.
  */
-export class Lru<V> {
-  readonly #map = new Map<string, { v: V; t: number }>();
+export class Lru<V, K = string> {
+  readonly #map = new Map<K, { v: V; t: number; w: number }>();
   readonly #slack: number;
+  readonly #weigh: ((value: V) => number) | undefined;
+  readonly #maxWeight: number;
+  #weight = 0;
   #tick = 0;
-  constructor(readonly max: number) {
+  constructor(
+    readonly max: number,
+    options: { maxWeight?: number; weigh?: (value: V) => number } = {},
+  ) {
     this.#slack = Math.floor(max / 4);
+    this.#weigh = options.weigh;
+    this.#maxWeight = options.maxWeight ?? Infinity;
   }
   get size(): number {
     return this.#map.size;
   }
-  get(key: string): V | undefined {
+  /** Total weight of the entries (0 without a `weigh` function). */
+  get weight(): number {
+    return this.#weight;
+  }
+  get(key: K): V | undefined {
     const e = this.#map.get(key);
     if (e === undefined) return undefined;
     if (this.#tick - e.t > this.#slack) {
@@ -91,22 +121,32 @@ export class Lru<V> {
     }
     return e.v;
   }
-  set(key: string, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, { v: value, t: ++this.#tick });
-    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
+  set(key: K, value: V): void {
+    this.delete(key);
+    const w = this.#weigh ? this.#weigh(value) : 0;
+    this.#map.set(key, { v: value, t: ++this.#tick, w });
+    this.#weight += w;
+    while (this.#map.size > this.max || (this.#weight > this.#maxWeight && this.#map.size > 1)) {
+      this.delete(this.#map.keys().next().value!);
+    }
   }
-  delete(key: string): void {
+  delete(key: K): void {
+    const e = this.#map.get(key);
+    if (e === undefined) return;
     this.#map.delete(key);
+    this.#weight -= e.w;
   }
   clear(): void {
     this.#map.clear();
+    this.#weight = 0;
   }
 }
 
 interface NetEntry {
   answer: DidAnswer;
   expiresAt: number;
+  /** Served (stale) and refreshed in the background until then. */
+  staleUntil: number;
 }
 
 function isEntry(v: unknown): v is DidCacheEntry {
@@ -124,17 +164,69 @@ export function createCachingResolver(
 ): CachingResolver {
   const { kv, now } = options;
   const ttlMs = options.ttlSeconds * 1000;
-  const memo = new Lru<DidAnswer>(options.memoSize ?? 10_000);
-  const lru = new Lru<NetEntry>(options.lruSize ?? 5_000);
+  const maxStaleMs = (options.maxStaleSeconds ?? 0) * 1000;
+  const memo = new Lru<DidAnswer>(options.memoSize ?? 100_000, {
+    maxWeight: options.memoBytes ?? DEFAULT_CACHE_BYTES,
+    weigh: (a) => a.weight,
+  });
+  const lru = new Lru<NetEntry>(options.lruSize ?? 50_000, {
+    maxWeight: options.lruBytes ?? DEFAULT_CACHE_BYTES,
+    weigh: (e) => e.answer.weight + NET_ENTRY_BYTES,
+  });
   const lookups = new Map<string, Promise<DidAnswer>>();
   const fetches = new Map<string, Promise<DidAnswer>>();
+  /** DIDs being refreshed in the background, and DIDs whose last refresh failed (retry time). */
+  const refreshing = new Set<string>();
+  const retryAt = new Map<string, number>();
+
+  /** Until when `entry` may be served: past its TTL only for successful answers. */
+  function staleUntilOf(entry: DidCacheEntry): number {
+    return entry.result.didResolutionMetadata.error === undefined
+      ? entry.expiresAt + maxStaleMs
+      : entry.expiresAt;
+  }
 
   function cachedAnswer(entry: DidCacheEntry): NetEntry {
     const answer = new DidAnswer(withServedFromCache(entry.result, true), {
       kind: "until",
       expiresAt: entry.expiresAt,
     });
-    return { answer, expiresAt: entry.expiresAt };
+    return { answer, expiresAt: entry.expiresAt, staleUntil: staleUntilOf(entry) };
+  }
+
+  /**
+   * Refreshes a stale entry in the background, once per DID at a time; a failure keeps the old
+   * entry (and waits before the next try). Never rejects.
+   */
+  function revalidate(did: string, routed?: RoutedDid): void {
+    if (refreshing.has(did)) return;
+    const t = now();
+    const retry = retryAt.get(did);
+    if (retry !== undefined && retry > t) return;
+    const r = routed ?? registry.route(did);
+    if (!("parsed" in r)) return;
+    refreshing.add(did);
+    (async () => {
+      countDidCacheLookup(false, r.parsed.method);
+      let result: DidResolutionResult;
+      try {
+        result = await r.resolve();
+      } catch (err) {
+        result = resolutionError("internalError", String(err));
+      }
+      if (result.didResolutionMetadata.error === undefined) {
+        retryAt.delete(did);
+        await store(did, result, now());
+      } else {
+        retryAt.set(did, now() + NOT_FOUND_TTL_SECONDS * 1000);
+        log("warn", "did cache refresh failed; serving the stale entry", {
+          did,
+          error: result.didResolutionMetadata.error,
+          message: result.didResolutionMetadata.message,
+        });
+      }
+    })().catch((err) => log("warn", "did cache refresh failed", { did, error: err }))
+      .finally(() => refreshing.delete(did));
   }
 
   async function store(
@@ -149,9 +241,10 @@ export function createCachingResolver(
     if (life <= 0) return undefined;
     const entry: DidCacheEntry = { result, cachedAt: t, expiresAt: t + life };
     lru.set(did, cachedAnswer(entry));
+    const keep = staleUntilOf(entry) - t;
     try {
       if (JSON.stringify(entry).length <= KV_VALUE_LIMIT) {
-        await kv.set(keys.didCache(did), entry, { expireIn: life + GC_SLACK_MS });
+        await kv.set(keys.didCache(did), entry, { expireIn: keep + GC_SLACK_MS });
       }
     } catch (err) {
       log("warn", "did cache write failed", { did, error: err });
@@ -195,10 +288,12 @@ export function createCachingResolver(
     if (!p) {
       p = (async () => {
         const entry = await readKv(did);
-        if (entry && entry.expiresAt > now()) {
+        const t = now();
+        if (entry && staleUntilOf(entry) > t) {
           const net = cachedAnswer(entry);
           lru.set(did, net);
           countDidCacheLookup(true, routed.parsed.method);
+          if (entry.expiresAt <= t) revalidate(did, routed);
           return net.answer;
         }
         return await fetchShared(routed);
@@ -214,8 +309,14 @@ export function createCachingResolver(
     if (m !== undefined) return m;
     const n = lru.get(did);
     if (n !== undefined) {
-      if (n.expiresAt > now()) {
+      const t = now();
+      if (n.expiresAt > t) {
         countDidCacheLookup(true, methodOf(did));
+        return n.answer;
+      }
+      if (n.staleUntil > t) {
+        countDidCacheLookup(true, methodOf(did));
+        revalidate(did);
         return n.answer;
       }
       lru.delete(did);

@@ -20,7 +20,10 @@ import type { DidMethod } from "./types.ts";
 
 /** What the resolver is built from. */
 export interface DidResolverDeps {
-  config: Pick<Config, "outbound" | "didCacheTtlSeconds" | "universalResolverUrl">;
+  config: Pick<
+    Config,
+    "outbound" | "didCacheTtlSeconds" | "didCacheMaxStaleSeconds" | "universalResolverUrl"
+  >;
   kv: Deno.Kv;
   safeFetch: SafeFetch;
   now: () => number;
@@ -32,10 +35,14 @@ export interface DidResolverOptions {
   webTimeoutMs?: number;
   /** did:web body cap (bytes), default 256 KiB. */
   webMaxBytes?: number;
-  /** Bound of the deterministic memo, default 10 000. */
+  /** Entry bound of the deterministic memo, default 100 000. */
   memoSize?: number;
-  /** Bound of the network LRU, default 5 000. */
+  /** Byte bound of the deterministic memo, default 16 MiB. */
+  memoBytes?: number;
+  /** Entry bound of the network LRU, default 50 000. */
   lruSize?: number;
+  /** Byte bound of the network LRU, default 16 MiB. */
+  lruBytes?: number;
   /** Extra or replacement methods (by name). */
   methods?: DidMethod[];
 }
@@ -82,9 +89,12 @@ export function createDidResolver(
   const cached = createCachingResolver(registry, {
     kv: deps.kv,
     ttlSeconds: deps.config.didCacheTtlSeconds,
+    maxStaleSeconds: deps.config.didCacheMaxStaleSeconds,
     now: deps.now,
     memoSize: options.memoSize,
     lruSize: options.lruSize,
+    memoBytes: options.memoBytes,
+    lruBytes: options.lruBytes,
   });
   return { ...cached, registry };
 }

@@ -40,7 +40,7 @@ import {
   RESOLUTION_PROFILE,
 } from "./content_negotiation.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
-import type { CachingResolver } from "./cache.ts";
+import { type CachingResolver, Lru } from "./cache.ts";
 import { DEREF_ERRORS, dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
 import { DID_PREFIXES, didTargetOf } from "./did_url.ts";
 import { DidDocumentSchema, DidResolutionResultSchema } from "./schemas.ts";
@@ -193,6 +193,8 @@ export interface DidRoutesDeps {
   /** `DID_RESOLUTION_PUBLIC`: no token needed. */
   isPublic: boolean;
   now: () => number;
+  /** Byte bound of the prepared responses of cached answers; default 8 MiB. */
+  preparedBytes?: number;
   /** What `/1.0/methods`, `/1.0/testIdentifiers` and `/1.0/properties` report. */
   info?: {
     /** Methods resolved here, in order. */
@@ -200,8 +202,21 @@ export interface DidRoutesDeps {
     /** `DID_TEST_IDENTIFIERS`. */
     testIdentifiers: readonly string[];
     ttlSeconds: number;
+    /** `DID_CACHE_MAX_STALE_SECONDS`. */
+    maxStaleSeconds?: number;
     fallbackConfigured: boolean;
   };
+}
+
+/** Entry and byte bounds of the prepared responses. */
+const PREPARED_MAX = 10_000;
+const PREPARED_BYTES = 8 * 1024 * 1024;
+/** A Response object's own memory besides its body (headers, inner objects), roughly. */
+const PREPARED_OVERHEAD = 1024;
+
+interface PreparedSet {
+  byRep: Map<Representation, { res: Response; age: number }>;
+  weight: number;
 }
 
 const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
@@ -242,38 +257,49 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
   }
 
   const resolver = deps.resolver;
-  // Prepared responses per answer and representation, cloned per request: building a Response
-  // validates every header (about 1 µs each); a clone copies them. Rebuilt when the max-age
-  // changes (cached network answers count it down, one second at a time).
-  const prepared = new WeakMap<DidAnswer, Map<Representation, { res: Response; age: number }>>();
+  // Prepared responses of answers served from the caches, cloned per request: building a Response
+  // validates every header (about 1 µs each) and copies the body; a clone shares both. They hold
+  // a copy of the answer's bytes, so they sit in their own small byte-bounded LRU (the hottest
+  // answers only); an answer served for the first time gets a one-off Response. Rebuilt when the
+  // max-age changes (cached network answers count it down, one second at a time).
+  const prepared = new Lru<PreparedSet, DidAnswer>(PREPARED_MAX, {
+    maxWeight: deps.preparedBytes ?? PREPARED_BYTES,
+    weigh: (p) => p.weight,
+  });
 
-  function respond(answer: DidAnswer, rep: Representation): Response {
-    const age = maxAge(answer);
-    let byRep = prepared.get(answer);
-    let p = byRep?.get(rep);
-    if (p === undefined || p.age !== age) {
-      let body: Uint8Array;
-      let contentType: string;
-      if (answer.status === 200 && rep.kind === "document") {
-        body = answer.documentBytes();
-        contentType = rep.contentType;
-      } else {
-        body = answer.resultBytes();
-        contentType = rep.kind === "result" ? rep.contentType : "application/json";
-      }
-      const res = new Response(body as Uint8Array<ArrayBuffer>, {
-        status: answer.status,
-        headers: {
-          "content-type": contentType,
-          "cache-control": cacheControl(age),
-          vary: "Accept",
-        },
-      });
-      p = { res, age };
-      if (byRep === undefined) prepared.set(answer, byRep = new Map());
-      byRep.set(rep, p);
+  function build(answer: DidAnswer, rep: Representation, age: number): Response {
+    let body: Uint8Array;
+    let contentType: string;
+    if (answer.status === 200 && rep.kind === "document") {
+      body = answer.documentBytes();
+      contentType = rep.contentType;
+    } else {
+      body = answer.resultBytes();
+      contentType = rep.kind === "result" ? rep.contentType : "application/json";
     }
-    return p.res.clone();
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      status: answer.status,
+      headers: {
+        "content-type": contentType,
+        "cache-control": cacheControl(age),
+        vary: "Accept",
+      },
+    });
+  }
+
+  /** The answer as a Response; `hit`: it came from a cache, so keep a prepared copy to clone. */
+  function respond(answer: DidAnswer, rep: Representation, hit = false): Response {
+    const age = maxAge(answer);
+    let set = prepared.get(answer);
+    const p = set?.byRep.get(rep);
+    if (p !== undefined && p.age === age) return p.res.clone();
+    if (!hit && set === undefined) return build(answer, rep, age);
+    const res = build(answer, rep, age);
+    set ??= { byRep: new Map(), weight: 0 };
+    set.byRep.set(rep, { res, age });
+    set.weight = (answer.weight + PREPARED_OVERHEAD) * set.byRep.size;
+    prepared.set(answer, set);
+    return res.clone();
   }
 
   function notAcceptableResponse(): Response {
@@ -313,7 +339,7 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
     if (answer === undefined) return undefined;
     const t0 = performance.now();
     const id = requestIdFrom(headers.get("x-request-id"));
-    const res = respond(answer, rep);
+    const res = respond(answer, rep, true);
     res.headers.set("x-request-id", id);
     logRequest(id, "GET", url.slice(path), res.status, t0);
     return res;
@@ -336,10 +362,11 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
       if (target === undefined) return respond(badEncoding, rep);
       const did = target.didUrl;
       const noCache = target.noCache || wantsNoCache(c);
-      const answer = noCache
-        ? await resolver.resolveAnswer(did, { noCache: true })
-        : resolver.peek(did) ?? await resolver.resolveAnswer(did);
-      return respond(answer, rep);
+      if (!noCache) {
+        const hit = resolver.peek(did);
+        if (hit !== undefined) return respond(hit, rep, true);
+      }
+      return respond(await resolver.resolveAnswer(did, { noCache }), rep);
     }
     return await dereferenceUrl(target.didUrl, accept, target.noCache || wantsNoCache(c));
   }
@@ -397,7 +424,7 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
         headers: { location: outcome.location, "cache-control": cc, vary: "Accept" },
       });
     }
-    const servedFromCache = answer.result.didResolutionMetadata.servedFromCache === true;
+    const servedFromCache = answer.servedFromCache;
     if (rep.kind === "result") {
       return new Response(
         JSON.stringify({
@@ -454,6 +481,7 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
       cache: {
         networkTtlSeconds: info.ttlSeconds,
         notFoundTtlSeconds: Math.min(30, info.ttlSeconds),
+        networkMaxStaleSeconds: info.maxStaleSeconds ?? 0,
         deterministicMethods: "kept in memory; never change",
       },
       fallbackResolverConfigured: info.fallbackConfigured,

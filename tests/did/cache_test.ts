@@ -106,7 +106,7 @@ Deno.test("?noCache=true and Cache-Control: no-cache bypass the cache and refres
 });
 
 Deno.test("cached did:web results expire after DID_CACHE_TTL_SECONDS (injected clock)", async () => {
-  const s = await setup({ DID_CACHE_TTL_SECONDS: "60" });
+  const s = await setup({ DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "0" });
   try {
     await s.get();
     s.clock.advance(59_000);
@@ -123,7 +123,7 @@ Deno.test("cached did:web results expire after DID_CACHE_TTL_SECONDS (injected c
 });
 
 Deno.test("an expired KV entry is not served even when the in-memory LRU is empty", async () => {
-  const s = await setup({ DID_CACHE_TTL_SECONDS: "60" });
+  const s = await setup({ DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "0" });
   try {
     const resolver = createDidResolver(s.ctx.services);
     assert.equal((await resolver.resolve(s.host.did)).didResolutionMetadata.servedFromCache, false);
@@ -297,4 +297,46 @@ Deno.test("Lru: evicts the least recently used; a key read often enough is never
   }
   assert.equal(big.get("k9999"), 9999);
   assert.equal(big.get("k9899"), undefined);
+});
+
+Deno.test("Lru: a weight bound evicts the least recently used until the total fits", () => {
+  const lru = new Lru<string>(100, { maxWeight: 10, weigh: (v) => v.length });
+  lru.set("a", "xxxx");
+  lru.set("b", "xxxx");
+  assert.equal(lru.weight, 8);
+  lru.set("c", "xxxx"); // 12 > 10: evicts a
+  assert.equal(lru.get("a"), undefined);
+  assert.equal(lru.weight, 8);
+  lru.set("b", "x"); // replacing counts the new weight only
+  assert.equal(lru.weight, 5);
+  lru.set("big", "x".repeat(50)); // larger than the bound: kept alone
+  assert.equal(lru.size, 1);
+  assert.equal(lru.get("big")?.length, 50);
+  lru.delete("big");
+  assert.equal(lru.weight, 0);
+});
+
+Deno.test("DidAnswer keeps one copy: the document bytes are a view into the result bytes", async () => {
+  const { DidAnswer } = await import("../../src/did/answer.ts");
+  const result = {
+    didDocument: { id: "did:example:ü", name: "ünïcode ✓" },
+    didDocumentMetadata: { note: "ß" },
+    didResolutionMetadata: { contentType: "application/did+json", servedFromCache: true },
+  };
+  const a = new DidAnswer(result as never, { kind: "immutable" });
+  const text = new TextDecoder();
+  assert.equal(text.decode(a.resultBytes()), JSON.stringify(result));
+  assert.equal(text.decode(a.documentBytes()), JSON.stringify(result.didDocument));
+  assert.equal(a.documentBytes().buffer, a.resultBytes().buffer);
+  assert.deepEqual(a.result, result);
+  assert.ok(Object.isFrozen(a.result.didDocument));
+  assert.equal(a.servedFromCache, true);
+  assert.equal(a.ok, true);
+  const failed = new DidAnswer(
+    { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: "notFound" } },
+    { kind: "none" },
+  );
+  assert.equal(failed.ok, false);
+  assert.equal(failed.status, 404);
+  assert.equal(text.decode(failed.resultBytes()), JSON.stringify(failed.result));
 });
