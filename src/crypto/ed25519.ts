@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { ed25519ToMontgomery } from "./edwards.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 
@@ -31,8 +32,6 @@ export interface Ed25519KeyPair {
   /** 32-byte seed from which the pair derives. */
   seed: Uint8Array;
 }
-
-const Fp = ed25519.Point.Fp;
 
 /** Multicodec prefix of an Ed25519 public key (varint of 0xed). */
 const ED25519_MULTICODEC = [0xed, 0x01] as const;
@@ -154,16 +153,10 @@ export function ed25519PublicToX25519(publicKey: Uint8Array): Uint8Array {
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
     throw new KeyFormatError("public key must be 32 bytes");
   }
-  let point;
-  try {
-    point = ed25519.Point.fromBytes(publicKey);
-  } catch {
-    throw new KeyFormatError("not a valid Ed25519 public key");
-  }
-  if (point.isSmallOrder()) throw new KeyFormatError("not a valid Ed25519 public key");
-  // u = (1 + y) / (1 - y) with y = Y / Z: (Z + Y) / (Z - Y), one field inversion.
-  const { Y, Z } = point;
-  return Fp.toBytes(Fp.div(Fp.add(Z, Y), Fp.sub(Z, Y)));
+  // One field exponentiation checks the point and gives u = (1 + y) / (1 − y) (`edwards.ts`).
+  const u = ed25519ToMontgomery(publicKey);
+  if (u === undefined) throw new KeyFormatError("not a valid Ed25519 public key");
+  return u;
 }
 
 /** X25519 secret key of an Ed25519 secret key (32-byte seed or 64 bytes). */

@@ -2,12 +2,11 @@
  * Public key material: validation, JWK conversion (with EC point decompression), verification method
  * objects in the three common representations, and reading a key back out of a verification method.
  */
-import { ed25519 } from "@noble/curves/ed25519.js";
 import { p256, p384, p521 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { base64urlnopad } from "@scure/base";
-import { ed25519PublicToX25519 } from "../crypto/mod.ts";
+import { ed25519PublicToX25519, isEd25519Point } from "../crypto/mod.ts";
 import {
   decodeBase58,
   decodeMultibaseKey,
@@ -47,8 +46,9 @@ const COORD_LEN: Record<EcKeyType, number> = {
 /** Checks that the bytes are a valid public key (point on the curve / in the subgroup). */
 export function validatePublicKey(keyType: KeyType, publicKey: Uint8Array): Result<true> {
   try {
-    if (keyType === "Ed25519") ed25519.Point.fromBytes(publicKey).assertValidity();
-    else if (keyType === "Bls12381G2") bls12_381.G2.Point.fromBytes(publicKey).assertValidity();
+    if (keyType === "Ed25519") {
+      if (!isEd25519Point(publicKey)) throw new Error("not a point");
+    } else if (keyType === "Bls12381G2") bls12_381.G2.Point.fromBytes(publicKey).assertValidity();
     else if (isEc(keyType)) WEIERSTRASS[keyType].Point.fromBytes(publicKey).assertValidity();
     else if (publicKey.length !== 32) return fail("an X25519 public key has 32 bytes");
     return ok(true);

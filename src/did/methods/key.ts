@@ -3,9 +3,9 @@
  * in the identifier. Ed25519 keys get a derived X25519 key agreement key; X25519 keys only key agreement;
  * secp256k1 and NIST curves all five relationships; BLS12-381 G2 everything but key agreement.
  */
+import { decodeEd25519 } from "../../crypto/mod.ts";
 import {
   contextFor,
-  ed25519ToX25519,
   type KeyRepresentation,
   validatePublicKey,
   verificationMethodFor,
@@ -46,8 +46,17 @@ export function keyDocument(
   const decoded = decodeMultibaseKey(multibaseKey);
   if (!decoded.ok) return decoded;
   const key = decoded.value;
-  const valid = validatePublicKey(key.keyType, key.publicKey);
-  if (!valid.ok) return valid;
+  // An Ed25519 key is checked once, by the decoding that also gives its X25519 key (below).
+  let x25519: Uint8Array | undefined;
+  if (key.keyType === "Ed25519") {
+    const d = decodeEd25519(key.publicKey);
+    if (d.kind === "invalid") return fail("the bytes are not a valid Ed25519 public key");
+    if (d.kind === "small") return fail("the Ed25519 key cannot be converted to X25519");
+    x25519 = d.montgomeryU;
+  } else {
+    const valid = validatePublicKey(key.keyType, key.publicKey);
+    if (!valid.ok) return valid;
+  }
 
   const representation = options.representation ?? "base58";
   const fragment = options.fragment ?? ((mb: string) => mb);
@@ -61,12 +70,7 @@ export function keyDocument(
 
   switch (key.keyType) {
     case "Ed25519": {
-      let x: Uint8Array;
-      try {
-        x = ed25519ToX25519(key.publicKey);
-      } catch {
-        return fail("the Ed25519 key cannot be converted to X25519");
-      }
+      const x = x25519!;
       const xKey: MulticodecKey = { keyType: "X25519", publicKey: x };
       const xVm = vmFor(xKey, encodeMultibaseKey("X25519", x));
       methods.push(xVm);
