@@ -37,11 +37,11 @@ export interface DidResolverOptions {
   webMaxBytes?: number;
   /** Entry bound of the deterministic memo, default 100 000. */
   memoSize?: number;
-  /** Byte bound of the deterministic memo, default 16 MiB. */
+  /** Byte bound of the deterministic memo, default 4 MiB. */
   memoBytes?: number;
   /** Entry bound of the network LRU, default 50 000. */
   lruSize?: number;
-  /** Byte bound of the network LRU, default 16 MiB. */
+  /** Byte bound of the network LRU, default 8 MiB. */
   lruBytes?: number;
   /** Extra or replacement methods (by name). */
   methods?: DidMethod[];

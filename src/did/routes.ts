@@ -193,7 +193,7 @@ export interface DidRoutesDeps {
   /** `DID_RESOLUTION_PUBLIC`: no token needed. */
   isPublic: boolean;
   now: () => number;
-  /** Byte bound of the prepared responses of cached answers; default 8 MiB. */
+  /** Byte bound of the prepared responses of cached answers; default 2 MiB. */
   preparedBytes?: number;
   /** What `/1.0/methods`, `/1.0/testIdentifiers` and `/1.0/properties` report. */
   info?: {
@@ -210,7 +210,7 @@ export interface DidRoutesDeps {
 
 /** Entry and byte bounds of the prepared responses. */
 const PREPARED_MAX = 10_000;
-const PREPARED_BYTES = 8 * 1024 * 1024;
+const PREPARED_BYTES = 2 * 1024 * 1024;
 /** A Response object's own memory besides its body (headers, inner objects), roughly. */
 const PREPARED_OVERHEAD = 1024;
 

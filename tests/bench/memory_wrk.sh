@@ -9,7 +9,8 @@
 #   N=20000 PASSES=6 DURATION=30s tests/bench/memory_wrk.sh
 #   PIN=0 tests/bench/memory_wrk.sh                 # unpinned (server and wrk share both cores)
 #
-# PIN=1 (default): the service on CPU 1, wrk (one thread) on CPU 0.
+# PIN=1 (default): the service on CPU 1, wrk (one thread) on CPU 0. V8_FLAGS=... passes --v8-flags
+# to the service (e.g. --max-semi-space-size=2 to try a smaller young generation).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-100000}
@@ -36,7 +37,7 @@ LIST=${LIST:-$TMP/dids.txt}
 eval "$(deno run -A tests/bench/bench_env.ts)"
 
 PORT=$PORT LISTEN_HOST=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
-  "${SRV[@]}" deno run --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
+  "${SRV[@]}" deno run ${V8_FLAGS:+--v8-flags=$V8_FLAGS} --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
 PID=$!
 for _ in $(seq 1 100); do
   curl -s -o /dev/null "http://127.0.0.1:$PORT/health" && break
@@ -61,7 +62,7 @@ kill "$SAMPLER" 2>/dev/null || true
 PEAK=$(sort -n "$TMP/rss.txt" | tail -1)
 RPS=$(awk '/^Requests\/sec:/ {print $2}' <<<"$OUT")
 RESULT=$(grep '^RESULT' <<<"$OUT" || true)
-echo "$(deno --version | head -1); $N DIDs x $PASSES passes, $CONNECTIONS connections, $THREADS wrk thread(s), pin=$PIN"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg); $(deno --version | head -1); $N DIDs x $PASSES passes, $CONNECTIONS connections, $THREADS wrk thread(s), pin=$PIN"
 echo "$RESULT"
 printf 'RSS start %d MB, peak %d MB, end %d MB; %s req/s\n' \
   $((START / 1024)) $((PEAK / 1024)) $((END / 1024)) "$RPS"
