@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /** The service's configuration, read from the environment by `parseConfig` only. */
 export interface Config {
   port: number;
@@ -48,45 +46,42 @@ export class ConfigError extends Error {
 export const DEV_ISSUER = "urn:ssi-edge:dev";
 export const DEV_AUDIENCE = "ssi-edge";
 
-const bool = (name: string) =>
-  z.string().optional().transform((v, ctx) => {
-    if (v === undefined || v === "") return undefined;
-    const s = v.trim().toLowerCase();
-    if (["true", "1", "yes"].includes(s)) return true;
-    if (["false", "0", "no"].includes(s)) return false;
-    ctx.addIssue({ code: "custom", message: `${name} must be "true" or "false", got "${v}"` });
-    return z.NEVER;
-  });
+/**
+ * One variable's reader: its value (undefined when unset) or a ConfigError naming it. (Plain
+ * functions rather than a schema library: the config is read before the server listens, and a
+ * schema library is the largest part of that start-up.)
+ */
+type Field<T> = (v: string | undefined) => T;
 
-const url = (name: string) =>
-  z.string().optional().transform((v, ctx) => {
-    if (v === undefined || v === "") return undefined;
-    try {
-      const u = new URL(v);
-      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-      return v.replace(/\/+$/, "");
-    } catch {
-      ctx.addIssue({
-        code: "custom",
-        message: `${name} must be an absolute http(s) URL, got "${v}"`,
-      });
-      return z.NEVER;
-    }
-  });
+const str: Field<string | undefined> = (v) => v;
 
-const int = (name: string, min: number, max: number) =>
-  z.string().optional().transform((v, ctx) => {
-    if (v === undefined || v === "") return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      ctx.addIssue({
-        code: "custom",
-        message: `${name} must be an integer from ${min} to ${max}, got "${v}"`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  });
+const bool = (name: string): Field<boolean | undefined> => (v) => {
+  if (v === undefined || v === "") return undefined;
+  const s = v.trim().toLowerCase();
+  if (["true", "1", "yes"].includes(s)) return true;
+  if (["false", "0", "no"].includes(s)) return false;
+  throw new ConfigError(`${name} must be "true" or "false", got "${v}"`);
+};
+
+const url = (name: string): Field<string | undefined> => (v) => {
+  if (v === undefined || v === "") return undefined;
+  try {
+    const u = new URL(v);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    return v.replace(/\/+$/, "");
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${v}"`);
+  }
+};
+
+const int = (name: string, min: number, max: number): Field<number | undefined> => (v) => {
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  }
+  return n;
+};
 
 const ALGS = new Set([
   "RS256",
@@ -105,59 +100,61 @@ const ALGS = new Set([
 const HOST_RE =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/;
 
-const host = (name: string) =>
-  z.string().optional().transform((v, ctx) => {
-    if (v === undefined || v === "") return undefined;
-    const h = v.trim().replace(/^\[(.*)\]$/, "$1");
-    if (!HOST_RE.test(h) || h.length > 253) {
-      ctx.addIssue({
-        code: "custom",
-        message: `${name} must be an IP address or a host name to listen on, got "${v}"`,
-      });
-      return z.NEVER;
-    }
-    return h;
-  });
+const host = (name: string): Field<string | undefined> => (v) => {
+  if (v === undefined || v === "") return undefined;
+  const h = v.trim().replace(/^\[(.*)\]$/, "$1");
+  if (!HOST_RE.test(h) || h.length > 253) {
+    throw new ConfigError(`${name} must be an IP address or a host name to listen on, got "${v}"`);
+  }
+  return h;
+};
 
-const schema = z.object({
+const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+
+/** Every variable and its reader, in the order they are checked (the first problem is reported). */
+const fields = {
   PORT: int("PORT", 0, 65535),
   LISTEN_HOST: host("LISTEN_HOST"),
   OUTBOX_LEASE_SECONDS: int("OUTBOX_LEASE_SECONDS", 1, 3600),
   TRUST_PROXY_HEADERS: bool("TRUST_PROXY_HEADERS"),
-  KV_PATH: z.string().optional(),
-  DENO_KV_ACCESS_TOKEN: z.string().optional(),
+  KV_PATH: str,
+  DENO_KV_ACCESS_TOKEN: str,
   PUBLIC_URL: url("PUBLIC_URL"),
   AUTH_JWKS_URL: url("AUTH_JWKS_URL"),
-  AUTH_PUBLIC_KEY: z.string().optional(),
-  AUTH_ISSUER: z.string().optional(),
-  AUTH_AUDIENCE: z.string().optional(),
-  AUTH_ALGORITHMS: z.string().optional(),
+  AUTH_PUBLIC_KEY: str,
+  AUTH_ISSUER: str,
+  AUTH_AUDIENCE: str,
+  AUTH_ALGORITHMS: str,
   DEV_MODE: bool("DEV_MODE"),
-  SECRETS_KEY: z.string().optional(),
-  SECRETS_KEY_PREVIOUS: z.string().optional(),
+  SECRETS_KEY: str,
+  SECRETS_KEY_PREVIOUS: str,
   OUTBOUND_ALLOW_PRIVATE: bool("OUTBOUND_ALLOW_PRIVATE"),
   OUTBOUND_REQUIRE_HTTPS: bool("OUTBOUND_REQUIRE_HTTPS"),
   DID_CACHE_TTL_SECONDS: int("DID_CACHE_TTL_SECONDS", 0, 86400 * 30),
   DID_CACHE_MAX_STALE_SECONDS: int("DID_CACHE_MAX_STALE_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
-  DID_TEST_IDENTIFIERS: z.string().optional().transform((v, ctx) => {
+  DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
     const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const did of list) {
       if (!/^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$/.test(did)) {
-        ctx.addIssue({
-          code: "custom",
-          message: `DID_TEST_IDENTIFIERS must be a comma-separated list of DIDs; "${
+        throw new ConfigError(
+          `DID_TEST_IDENTIFIERS must be a comma-separated list of DIDs; "${
             did.slice(0, 60)
           }" is not a DID`,
-        });
-        return z.NEVER;
+        );
       }
     }
     return list;
-  }),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
-});
+  },
+  LOG_LEVEL: (v: string | undefined): Config["logLevel"] | undefined => {
+    if (v === undefined) return undefined;
+    if ((LOG_LEVELS as readonly string[]).includes(v)) return v as Config["logLevel"];
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${v}"`);
+  },
+};
+
+type Env = { [K in keyof typeof fields]: ReturnType<(typeof fields)[K]> };
 
 /** Decodes SECRETS_KEY (base64 of exactly 32 bytes); `name` is the variable errors name. */
 export function decodeSecretsKey(value: string, name = "SECRETS_KEY"): Uint8Array {
@@ -185,15 +182,9 @@ function decodePreviousKeys(value: string | undefined): Uint8Array[] {
 
 /** Reads and checks every variable; throws ConfigError naming the first unusable one. Pure. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const name = String(issue.path[0] ?? "");
-    throw new ConfigError(
-      issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`,
-    );
-  }
-  const e = parsed.data;
+  const read: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) read[name] = field(env[name]);
+  const e = read as Env;
   const devMode = e.DEV_MODE ?? false;
   const port = e.PORT ?? 8000;
 

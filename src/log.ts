@@ -41,3 +41,31 @@ export function log(level: LogLevel, msg: string, fields: Record<string, unknown
   if (level === "error" || level === "warn") console.error(line);
   else console.log(line);
 }
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's `x-request-id` when sane, else a new UUID. */
+export function requestIdFrom(given: string | null | undefined): string {
+  return given && SAFE_ID.test(given) ? given : crypto.randomUUID();
+}
+
+/** A request's log line: 5xx error (but 501), 4xx info, else debug. */
+export function logRequest(
+  id: string,
+  method: string,
+  path: string,
+  status: number,
+  t0: number,
+): void {
+  // 501 is a DID method we do not support: the caller's choice, not our failure.
+  const level = status >= 500 && status !== 501 ? "error" : status >= 400 ? "info" : "debug";
+  if (logEnabled(level)) {
+    log(level, "request", {
+      requestId: id,
+      method,
+      path,
+      status,
+      ms: Math.round((performance.now() - t0) * 10) / 10,
+    });
+  }
+}

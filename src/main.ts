@@ -1,17 +1,19 @@
 /**
  * The production entry (never imported: evaluating it starts the service). It checks the Deno
  * version, registers the outbox cron at the top level (where Deno Deploy finds crons), reads the
- * environment (through `parseConfig` only), opens KV, builds the services (`compose.ts`) and the
- * app, and serves. SIGTERM/SIGINT
- * drain it within 5 s (CONTRACT "Operations"): readiness answers 503, the dispatcher stops
- * claiming, in-flight requests and delivery attempts finish or give their leases back, then exit.
+ * environment (through `parseConfig` only), opens KV, and serves at once; the rest of the service
+ * (`start_app.ts`: services, app, dispatcher) is loaded with a dynamic `import()` after the server
+ * listens, so a fresh instance answers its first request early. Until the app is loaded, the early
+ * lane (`did/lite/`) answers plain public Ed25519 did:key resolutions exactly as the route would,
+ * and every other request waits for the app. SIGTERM/SIGINT drain it within 5 s (CONTRACT
+ * "Operations"): readiness answers 503, the dispatcher stops claiming, in-flight requests and
+ * delivery attempts finish or give their leases back, then exit.
  */
-import { createApp } from "./app.ts";
-import { buildServices, rotateSecrets, type Services } from "./compose.ts";
-import { type Config, ConfigError, decodeSecretsKey, parseConfig } from "./config.ts";
-import { devPublicJwk, loadDevSecrets, mintDevToken } from "./dev_keys.ts";
+import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { createEarlyLane } from "./did/lite/mod.ts";
 import { log, setLogLevel } from "./log.ts";
 import { runtimeProblem } from "./runtime.ts";
+import type { StartedApp } from "./start_app.ts";
 
 /** How long readiness answers 503 with the listener still open, before it closes. */
 const READINESS_GRACE_MS = 1_000;
@@ -19,10 +21,15 @@ const READINESS_GRACE_MS = 1_000;
 const DELIVERY_GRACE_MS = 3_000;
 /** How long in-flight HTTP requests may go on after the listener closes. */
 const REQUEST_GRACE_MS = 2_000;
+/**
+ * The app starts loading once the first early answer is out, or this long after listening: the
+ * request that woke a fresh instance is answered before module loading takes the thread.
+ */
+const APP_LOAD_DELAY_MS = 50;
 
 /** A started service. */
 interface Running {
-  services: Services;
+  app: StartedApp;
   server: Deno.HttpServer;
 }
 
@@ -35,77 +42,80 @@ function start(): Promise<Running> {
   return running;
 }
 
+function fail(err: unknown): never {
+  if (err instanceof ConfigError) {
+    console.error(`Configuration error: ${err.message}`);
+    Deno.exit(1);
+  }
+  log("error", "the service could not start", { error: err });
+  Deno.exit(1);
+}
+
 async function run(): Promise<Running> {
   let config: Config;
   try {
     config = parseConfig(Deno.env.toObject());
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`Configuration error: ${err.message}`);
-      Deno.exit(1);
-    }
-    throw err;
+    fail(err);
   }
   setLogLevel(config.logLevel);
   log("info", "starting", { deno: Deno.version.deno, v8: Deno.version.v8 });
-  let devToken: string | undefined;
-  if (config.devMode) {
-    const dev = await loadDevSecrets();
-    config.secretsKey ??= decodeSecretsKey(dev.secretsKey);
-    if (!config.auth.jwksUrl && !config.auth.publicKey) {
-      config.auth.publicKey = devPublicJwk(dev);
-      devToken = await mintDevToken(dev, { org: "demo-org", roles: ["owner"] });
-    }
-    if (config.kvPath && config.kvPath !== ":memory:" && !/^https?:/i.test(config.kvPath)) {
-      await Deno.mkdir(config.kvPath.replace(/\/[^/]*$/, "") || ".", { recursive: true });
-    }
-  }
-  const kv = await Deno.openKv(config.kvPath);
-  const services = await buildServices(config, kv);
-  const app = createApp(services, {
-    processState: { draining: () => draining, dispatcherExpected: true },
-  });
-  if (config.previousSecretsKeys.length > 0) {
-    // A SECRETS_KEY rotation is under way: seal everything under the new key, in the background.
-    rotateSecrets(kv, services.secrets).catch((err) =>
-      log("error", "re-sealing under the new SECRETS_KEY failed", { error: err })
-    );
-  }
-  services.dispatcher.start();
+  // Dev mode makes `.data/` (and its secrets) before opening KV: the app's stage does both.
+  const kv = config.devMode ? undefined : await Deno.openKv(config.kvPath);
+
+  let loaded: StartedApp | undefined;
+  let loading: Promise<StartedApp> | undefined;
+  let port = config.port;
+  const ready = Promise.withResolvers<StartedApp>();
+  const load = (): Promise<StartedApp> => {
+    loading ??= import("./start_app.ts")
+      .then(({ startApp }) => startApp(config, { kv, draining: () => draining, port: () => port }))
+      .then((app) => (loaded = app), fail);
+    ready.resolve(loading);
+    return loading;
+  };
+  const loadSoon = () => setTimeout(() => void load(), 0);
+  const early = createEarlyLane({ isPublic: config.didResolutionPublic });
+
   const server = Deno.serve({
     port: config.port,
     hostname: config.listenHost,
-    onListen: ({ hostname, port }) => {
+    onListen: (addr) => {
+      port = addr.port;
       log("info", "listening", {
-        url: `http://${hostname}:${port}`,
+        url: `http://${addr.hostname}:${addr.port}`,
         devMode: config.devMode,
         kv: config.kvPath ?? "platform",
       });
-      if (devToken) {
-        console.log(
-          `\nDev mode. Demo org "demo-org", role owner. Try:\n  curl -H "Authorization: Bearer ${devToken}" http://localhost:${port}/me\n` +
-            `More tokens: deno task token --org ID --role ROLE\n`,
-        );
-      }
+      setTimeout(() => void load(), APP_LOAD_DELAY_MS);
     },
-  }, app.fetch);
+  }, (req, info) => {
+    if (loaded) return loaded.fetch(req, info);
+    const res = early(req);
+    if (res !== undefined) {
+      loadSoon();
+      return res;
+    }
+    return load().then((app) => app.fetch(req, info));
+  });
+  const app = await ready.promise;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(signal, () => void shutdown(signal, { services, server }, kv));
+    Deno.addSignalListener(signal, () => void shutdown(signal, { app, server }));
   }
-  return { services, server };
+  return { app, server };
 }
 
 /** Drains and exits (see the module doc); a second signal changes nothing. */
-async function shutdown(signal: string, { services, server }: Running, kv: Deno.Kv) {
+async function shutdown(signal: string, { app, server }: Running) {
   if (draining) return;
   draining = true;
   const t0 = performance.now();
   log("info", "shutting down", { signal });
-  const deliveries = services.dispatcher.stop({ graceMs: DELIVERY_GRACE_MS });
+  const deliveries = app.services.dispatcher.stop({ graceMs: DELIVERY_GRACE_MS });
   await sleep(READINESS_GRACE_MS);
   await Promise.race([server.shutdown(), sleep(REQUEST_GRACE_MS)]);
   await deliveries;
-  kv.close();
+  app.kv.close();
   log("info", "stopped", { ms: Math.round(performance.now() - t0) });
   Deno.exit(0);
 }
@@ -125,6 +135,6 @@ if (problem) {
 }
 Deno.cron("outbox-dispatch", "* * * * *", async () => {
   if (draining) return;
-  await (await start()).services.dispatcher.runOnce();
+  await (await start()).app.services.dispatcher.runOnce();
 });
 await start();

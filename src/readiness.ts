@@ -46,6 +46,9 @@ export function readinessCheck(
     const kvMs = Math.round((performance.now() - t0) * 100) / 100;
     const d = services.dispatcher.state();
     const lastScanAgeMs = d.lastScanAt === null ? null : services.now() - d.lastScanAt;
+    // A signal may have come during the KV read: draining stops the dispatcher, and the probe
+    // must then say that the service is shutting down, not that its dispatcher died.
+    if (state.draining()) throw notReady("The service is shutting down.");
     if (state.dispatcherExpected) {
       if (!d.running) throw notReady("The outbox dispatcher is not running.");
       if (lastScanAgeMs !== null && lastScanAgeMs > STALE_SCAN_MS) {

@@ -40,6 +40,14 @@ import {
   RESOLUTION_PROFILE,
 } from "./content_negotiation.ts";
 import { DidAnswer, withServedFromCache } from "./answer.ts";
+import {
+  answerResponse,
+  cacheControlFor,
+  didFromUrl,
+  maxAge as maxAgeAt,
+  plainBearer,
+  plainDidPathStart,
+} from "./lite/mod.ts";
 import { type CachingResolver, Lru } from "./cache.ts";
 import { DEREF_ERRORS, dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
 import { DID_PREFIXES, didTargetOf } from "./did_url.ts";
@@ -48,35 +56,8 @@ import { parseDidWithReason } from "./syntax.ts";
 import { testIdentifiers } from "./test_identifiers.ts";
 import { type DidVersion, resolutionError } from "./types.ts";
 
-const IMMUTABLE_SECONDS = 86400;
 const NO_CACHE = /(?:^|[\s,])no-cache(?:$|[\s,=])/i;
 const encoder = new TextEncoder();
-
-/** The DID from the raw request URL (last path segment), per the contract's raw path rule. */
-export function didFromUrl(url: string): string | undefined {
-  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-  let end = url.indexOf("?", pathStart);
-  if (end < 0) end = url.length;
-  const hash = url.indexOf("#", pathStart);
-  if (hash >= 0 && hash < end) end = hash;
-  const segment = url.slice(url.lastIndexOf("/", end - 1) + 1, end);
-  if (segment.length >= 6 && segment.slice(0, 6).toLowerCase() === "did%3a") {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      return undefined;
-    }
-  }
-  return segment;
-}
-
-/** The token of the common `Bearer <token>` form, else undefined (no regex). */
-function plainBearer(header: string | null | undefined): string | undefined {
-  return header != null && header.length > 7 && header.startsWith("Bearer ") &&
-      header.indexOf(" ", 7) === -1
-    ? header.slice(7)
-    : undefined;
-}
 
 /** `requireBearer` with a fast path for the common `Bearer <token>` (same result). */
 function bearer(header: string | undefined): string {
@@ -225,8 +206,9 @@ const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-
 export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; lane: FastLane } {
   const app = createRouter();
   const isPublic = deps.isPublic;
-  const scope = isPublic ? "public" : "private";
-  const immutable = `${scope}, max-age=${IMMUTABLE_SECONDS}, immutable`;
+  const scope: "public" | "private" = isPublic ? "public" : "private";
+  const maxAge = (answer: DidAnswer) => maxAgeAt(answer, deps.now());
+  const cacheControl = (age: number) => cacheControlFor(age, scope);
   const notAcceptable = encoder.encode(JSON.stringify(withServedFromCache(
     resolutionError(
       "representationNotSupported",
@@ -244,18 +226,6 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
     { kind: "none" },
   );
 
-  /** Seconds of freshness left to announce: -1 immutable, -2 none (no-store), else max-age. */
-  function maxAge(answer: DidAnswer): number {
-    const f = answer.freshness;
-    if (f.kind === "immutable") return -1;
-    if (f.kind === "until") return Math.max(0, Math.floor((f.expiresAt - deps.now()) / 1000));
-    return -2;
-  }
-
-  function cacheControl(age: number): string {
-    return age === -1 ? immutable : age === -2 ? "no-store" : `${scope}, max-age=${age}`;
-  }
-
   const resolver = deps.resolver;
   // Prepared responses of answers served from the caches, cloned per request: building a Response
   // validates every header (about 1 µs each) and copies the body; a clone shares both. They hold
@@ -267,34 +237,14 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
     weigh: (p) => p.weight,
   });
 
-  function build(answer: DidAnswer, rep: Representation, age: number): Response {
-    let body: Uint8Array;
-    let contentType: string;
-    if (answer.status === 200 && rep.kind === "document") {
-      body = answer.documentBytes();
-      contentType = rep.contentType;
-    } else {
-      body = answer.resultBytes();
-      contentType = rep.kind === "result" ? rep.contentType : "application/json";
-    }
-    return new Response(body as Uint8Array<ArrayBuffer>, {
-      status: answer.status,
-      headers: {
-        "content-type": contentType,
-        "cache-control": cacheControl(age),
-        vary: "Accept",
-      },
-    });
-  }
-
   /** The answer as a Response; `hit`: it came from a cache, so keep a prepared copy to clone. */
   function respond(answer: DidAnswer, rep: Representation, hit = false): Response {
     const age = maxAge(answer);
     let set = prepared.get(answer);
     const p = set?.byRep.get(rep);
     if (p !== undefined && p.age === age) return p.res.clone();
-    if (!hit && set === undefined) return build(answer, rep, age);
-    const res = build(answer, rep, age);
+    if (!hit && set === undefined) return answerResponse(answer, rep, cacheControl(age));
+    const res = answerResponse(answer, rep, cacheControl(age));
     set ??= { byRep: new Map(), weight: 0 };
     set.byRep.set(rep, { res, age });
     set.weight = (answer.weight + PREPARED_OVERHEAD) * set.byRep.size;
@@ -317,15 +267,8 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
   function lane(req: Request): Response | undefined {
     if (req.method !== "GET") return undefined;
     const url = req.url;
-    const path = url.indexOf("/", url.indexOf("//") + 2);
-    const prefixEnd = url.startsWith("/dids/", path)
-      ? path + 6
-      : url.startsWith("/1.0/identifiers/", path)
-      ? path + 17
-      : -1;
-    if (prefixEnd < 0 || url.indexOf("/", prefixEnd) >= 0 || url.indexOf("?", path) >= 0) {
-      return undefined;
-    }
+    const path = plainDidPathStart(url);
+    if (path < 0) return undefined;
     const headers = req.headers;
     if (headers.has("cache-control")) return undefined;
     if (!isPublic) {

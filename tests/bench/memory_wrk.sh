@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # Memory under many distinct DIDs: wrk requests N distinct did:key DIDs (tests/bench/did_list.ts)
-# PASSES times each over CONNECTIONS connections (tests/bench/distinct_dids.lua; the run ends
-# when every DID has been requested PASSES times, or after DURATION), and the service's RSS
+# in order, over and over, over CONNECTIONS connections (tests/bench/distinct_dids.lua) for DURATION
+# (or until each DID has been requested PASSES times: keep PASSES high, since wrk counts req/s over
+# the whole DURATION even when its threads stopped early), and the service's RSS
 # (/proc/<pid>/status VmRSS) is sampled every 0.5 s. Prints RSS at start (after start-up and one
 # warm request), peak and end, and req/s.
 #
-#   tests/bench/memory_wrk.sh                       # 100 000 DIDs, 6 passes, 32 connections, 2 min
-#   N=20000 PASSES=6 DURATION=30s tests/bench/memory_wrk.sh
+#   tests/bench/memory_wrk.sh                       # 100 000 DIDs, 32 connections, 2 min
+#   N=20000 DURATION=30s tests/bench/memory_wrk.sh
 #   PIN=0 tests/bench/memory_wrk.sh                 # unpinned (server and wrk share both cores)
 #
-# PIN=1 (default): the service on CPU 1, wrk (one thread) on CPU 0. V8_FLAGS=... passes --v8-flags
-# to the service (e.g. --max-semi-space-size=2 to try a smaller young generation).
+# PIN=1 (default): the service on CPU 1, wrk (one thread) on CPU 0. The service runs with the V8
+# flags of `deno task start` (--max-semi-space-size=1: a 1 MB young generation semi-space); V8_FLAGS=
+# (empty) runs it with V8's defaults, V8_FLAGS=... with others.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-100000}
-PASSES=${PASSES:-6}
+PASSES=${PASSES:-1000}
 CONNECTIONS=${CONNECTIONS:-32}
 DURATION=${DURATION:-2m}
 PORT=${PORT:-18090}
 PIN=${PIN:-1}
+V8_FLAGS=${V8_FLAGS-"--max-semi-space-size=1"}
 SRV=()
 LOAD=()
 THREADS=${THREADS:-2}
@@ -62,7 +65,9 @@ kill "$SAMPLER" 2>/dev/null || true
 PEAK=$(sort -n "$TMP/rss.txt" | tail -1)
 RPS=$(awk '/^Requests\/sec:/ {print $2}' <<<"$OUT")
 RESULT=$(grep '^RESULT' <<<"$OUT" || true)
-echo "load average $(cut -d' ' -f1-3 /proc/loadavg); $(deno --version | head -1); $N DIDs x $PASSES passes, $CONNECTIONS connections, $THREADS wrk thread(s), pin=$PIN"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg); $(deno --version | head -1); $N DIDs, $DURATION, $CONNECTIONS connections, $THREADS wrk thread(s), pin=$PIN, v8 flags: ${V8_FLAGS:-none}"
 echo "$RESULT"
+REQS=$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$RESULT")
+[ -n "$REQS" ] && echo "each DID requested $(python3 -c "print(round($REQS / $N, 1))") times on average"
 printf 'RSS start %d MB, peak %d MB, end %d MB; %s req/s\n' \
   $((START / 1024)) $((PEAK / 1024)) $((END / 1024)) "$RPS"

@@ -4,6 +4,7 @@
  * secp256k1 and NIST curves all five relationships; BLS12-381 G2 everything but key agreement.
  */
 import { decodeEd25519 } from "../../crypto/mod.ts";
+import { ed25519KeyDocument } from "./key_ed25519.ts";
 import {
   contextFor,
   type KeyRepresentation,
@@ -46,6 +47,11 @@ export function keyDocument(
   const decoded = decodeMultibaseKey(multibaseKey);
   if (!decoded.ok) return decoded;
   const key = decoded.value;
+  const representation = options.representation ?? "base58";
+  const fragment = options.fragment ?? ((mb: string) => mb);
+  if (key.keyType === "Ed25519" && representation === "base58") {
+    return ed25519KeyDocument(did, multibaseKey, key.publicKey, fragment);
+  }
   // An Ed25519 key is checked once, by the decoding that also gives its X25519 key (below).
   let x25519: Uint8Array | undefined;
   if (key.keyType === "Ed25519") {
@@ -58,8 +64,6 @@ export function keyDocument(
     if (!valid.ok) return valid;
   }
 
-  const representation = options.representation ?? "base58";
-  const fragment = options.fragment ?? ((mb: string) => mb);
   const vmFor = (k: MulticodecKey, mb: string): VerificationMethod =>
     verificationMethodFor(k, `${did}#${fragment(mb)}`, did, representation);
 

@@ -1,0 +1,77 @@
+/**
+ * The early lane (src/did/lite/mod.ts), which answers while `src/main.ts` loads the app: when it
+ * answers, it answers byte for byte what the route answers; everything else it declines.
+ */
+import assert from "node:assert/strict";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { createEarlyLane } from "../../src/did/lite/mod.ts";
+import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
+import { createTestContext } from "../support/context.ts";
+
+const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
+
+function get(path: string, headers: Record<string, string> = {}, method = "GET") {
+  return new Request(`http://localhost${path}`, { method, headers });
+}
+
+async function snapshot(res: Response) {
+  const headers = [...res.headers].filter(([k]) => k !== "x-request-id");
+  return { status: res.status, headers, body: await res.text() };
+}
+
+Deno.test("early lane: a public Ed25519 did:key gets exactly the route's answer", async () => {
+  const ctx = await createTestContext({ env: { DID_RESOLUTION_PUBLIC: "true" } });
+  try {
+    const lane = createEarlyLane({ isPublic: true });
+    const random = `did:key:${
+      encodeMultibaseKey(
+        "Ed25519",
+        ed25519.getPublicKey(crypto.getRandomValues(new Uint8Array(32))),
+      )
+    }`;
+    for (const did of [KEY_DID, random, encodeURIComponent(KEY_DID)]) {
+      for (const prefix of ["/dids/", "/1.0/identifiers/"]) {
+        for (
+          const accept of [
+            undefined,
+            "application/did+json",
+            "application/did+ld+json",
+            "application/did-resolution",
+            "*/*",
+          ]
+        ) {
+          const headers: Record<string, string> = accept ? { accept } : {};
+          const early = lane(get(prefix + did, { ...headers, "x-request-id": "abc" }));
+          assert.ok(early, `${prefix}${did} ${accept}`);
+          assert.equal(early.headers.get("x-request-id"), "abc");
+          ctx.services.resolver.clearMemory();
+          const routed = await ctx.app.request(prefix + did, { headers });
+          assert.deepEqual(
+            await snapshot(early),
+            await snapshot(routed),
+            `${prefix}${did} ${accept}`,
+          );
+        }
+      }
+    }
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("early lane: declines what only the app answers", () => {
+  const lane = createEarlyLane({ isPublic: true });
+  const declined = [
+    get(`/dids/${KEY_DID}?noCache=true`),
+    get(`/dids/${KEY_DID}`, { "cache-control": "no-cache" }),
+    get(`/dids/${KEY_DID}`, { accept: "text/html" }),
+    get(`/dids/${KEY_DID}`, {}, "POST"),
+    get(`/dids/${KEY_DID}%23z6Mk`),
+    get(`/dids/did:key:${encodeMultibaseKey("Ed25519", new Uint8Array(32).fill(0xff))}`), // y ≥ p
+    get("/dids/did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme"), // secp256k1
+    get("/dids/did:web:example.com"),
+    get("/health"),
+  ];
+  for (const req of declined) assert.equal(lane(req), undefined, req.url);
+  assert.equal(createEarlyLane({ isPublic: false })(get(`/dids/${KEY_DID}`)), undefined);
+});
