@@ -133,6 +133,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     app.fetch = (req, env, ctx) => {
       for (const lane of lanes) {
         const res = lane(req);
+        if (res instanceof Promise) return res.catch(() => routed(req, env, ctx));
         if (res !== undefined) return res;
       }
       return routed(req, env, ctx);

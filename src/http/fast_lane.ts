@@ -11,5 +11,8 @@
  * @module
  */
 
-/** Answers a request synchronously, or declines with undefined. */
-export type FastLane = (req: Request) => Response | undefined;
+/**
+ * Answers a request (at once, or with a promise when it has to compute the answer), or declines
+ * with undefined. A rejected promise sends the request through the router after all.
+ */
+export type FastLane = (req: Request) => Response | Promise<Response> | undefined;

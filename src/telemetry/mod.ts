@@ -104,8 +104,17 @@ export function countDidcommMessage(direction: "in" | "out", type: string): void
 
 /** Counts a DID resolution answered from the cache or not. */
 export function countDidCacheLookup(hit: boolean, method: string): void {
-  didCache.add(1, { result: hit ? "hit" : "miss", "did.method": method });
+  // One attributes object per (result, method): this runs on every cached resolution.
+  const byMethod = hit ? hitAttrs : missAttrs;
+  let attrs = byMethod.get(method);
+  if (attrs === undefined) {
+    attrs = Object.freeze({ result: hit ? "hit" : "miss", "did.method": method });
+    if (byMethod.size < 64) byMethod.set(method, attrs);
+  }
+  didCache.add(1, attrs);
 }
+const hitAttrs = new Map<string, Readonly<Record<string, string>>>();
+const missAttrs = new Map<string, Readonly<Record<string, string>>>();
 
 /** `https://didcomm.org/trust_ping/1.0/ping` → `trust_ping/1.0` (low-cardinality attribute). */
 function protocolOf(type: string): string {

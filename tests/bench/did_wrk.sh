@@ -70,7 +70,7 @@ PORT=$P_OURS LISTEN_HOST=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
   AUTH_PUBLIC_KEY="$JWK" AUTH_ISSUER="https://idp.bench/realms/ssi" AUTH_AUDIENCE=ssi-edge \
   AUTH_ALGORITHMS=ES256 SECRETS_KEY=$(head -c32 /dev/urandom | base64) \
   OUTBOUND_ALLOW_PRIVATE=true DID_CACHE_TTL_SECONDS=3600 NODE_EXTRA_CA_CERTS="$TMP/ca.pem" \
-  "${SRV[@]}" deno run --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
+  "${SRV[@]}" deno run --v8-flags=--max-semi-space-size=4 --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
 PIDS+=($!)
 PID_OURS=$!
 

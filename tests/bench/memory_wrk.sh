@@ -11,7 +11,7 @@
 #   PIN=0 tests/bench/memory_wrk.sh                 # unpinned (server and wrk share both cores)
 #
 # PIN=1 (default): the service on CPU 1, wrk (one thread) on CPU 0. The service runs with the V8
-# flags of `deno task start` (--max-semi-space-size=1: a 1 MB young generation semi-space); V8_FLAGS=
+# flags of `deno task start` (--max-semi-space-size=4: a 4 MB young generation semi-space); V8_FLAGS=
 # (empty) runs it with V8's defaults, V8_FLAGS=... with others.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +21,7 @@ CONNECTIONS=${CONNECTIONS:-32}
 DURATION=${DURATION:-2m}
 PORT=${PORT:-18090}
 PIN=${PIN:-1}
-V8_FLAGS=${V8_FLAGS-"--max-semi-space-size=1"}
+V8_FLAGS=${V8_FLAGS-"--max-semi-space-size=4"}
 SRV=()
 LOAD=()
 THREADS=${THREADS:-2}

@@ -11,7 +11,7 @@ import { didHost, json, webDoc } from "./did_host.ts";
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function laneOf(ctx: TestContext) {
+function rawLaneOf(ctx: TestContext) {
   // A second router on the same services shares their resolver and token cache.
   const s = ctx.services;
   return didRoutes({
@@ -20,6 +20,16 @@ function laneOf(ctx: TestContext) {
     isPublic: s.config.didResolutionPublic,
     now: s.now,
   }).lane;
+}
+
+/** The lane where it must answer from the caches at once (or decline). */
+function laneOf(ctx: TestContext): (req: Request) => Response | undefined {
+  const lane = rawLaneOf(ctx);
+  return (req) => {
+    const res = lane(req);
+    assert.ok(!(res instanceof Promise), `${req.url}: resolved instead of answered from a cache`);
+    return res;
+  };
 }
 
 function get(path: string, headers: Record<string, string> = {}, method = "GET") {
@@ -77,6 +87,44 @@ Deno.test("fast lane: a warm GET /dids gets exactly the route's answer", async (
   }
 });
 
+Deno.test("fast lane: a plain DID it has not seen is resolved and answered as the route would", async () => {
+  const clock = Date.parse("2026-11-23T12:00:00Z");
+  const h = didHost({ "/.well-known/did.json": (_r, did) => json(webDoc(did)) });
+  // Two services on one clock and IdP: the lane answers in one, the route in the other, both cold.
+  const a = await createTestContext({ now: () => clock });
+  const b = await createTestContext({ now: () => clock, idp: a.idp });
+  try {
+    const token = await signToken(a.idp, { expiresIn: "1h" });
+    const auth = { authorization: `Bearer ${token}` };
+    for (const ctx of [a, b]) {
+      await (await ctx.app.request("/me", { headers: auth })).body?.cancel();
+    }
+    const lane = rawLaneOf(a);
+    const dids = [
+      "did:key:z6MkjchhfUsD6mmvni8mCdXHw216Xrm9bQe2mBH1P5RDjVJG",
+      "did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169",
+      "did:key:z6MkBROKEN",
+      "did:nope:123",
+      "did:peer:0z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH",
+      encodeURIComponent("did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"),
+    ];
+    for (const did of dids) {
+      const fast = lane(get(`/dids/${did}`, auth));
+      assert.ok(fast instanceof Promise, `the lane resolves ${did}`);
+      const routed = await b.app.request(`/dids/${did}`, {
+        headers: { ...auth, "cache-control": "max-age=0" },
+      });
+      assert.deepEqual(await snapshot(await fast), await snapshot(routed), did);
+    }
+    // A DID with percent-encoding in it (did:web with a port) is left to the route.
+    assert.equal(lane(get(`/dids/${h.did}`, auth)), undefined);
+  } finally {
+    await a.close();
+    await b.close();
+    await h.close();
+  }
+});
+
 Deno.test("fast lane: declines what it cannot answer as the route would", async () => {
   let clock = Date.now(); // the token's exp is set from the real clock
   const ctx = await createTestContext({ now: () => clock });
@@ -95,7 +143,7 @@ Deno.test("fast lane: declines what it cannot answer as the route would", async 
     await warm?.body?.cancel();
 
     const declined: [string, Request][] = [
-      ["a DID never resolved", get(`/dids/${other}`, auth)],
+      ["a DID URL with a fragment", get(`/dids/${other}%23key-1`, auth)],
       ["no token", get(path)],
       ["another scheme", get(path, { authorization: `Basic ${token}` })],
       ["a token never verified", get(path, { authorization: "Bearer abc.def.ghi" })],
