@@ -33,9 +33,12 @@ Deno.test({
     const idp = await createIdp();
     const events: { type: string; data: Json; id: string; timestamp: string }[] = [];
     let secret = "";
+    // A delivery may arrive before the registration's answer (with the secret) has been read here.
+    const secretKnown = Promise.withResolvers<void>();
     const bad: string[] = [];
     const rx = serveLocal(async (req) => {
       const body = await req.text();
+      await secretKnown.promise;
       try {
         const ev = new Webhook(secret).verify(body, Object.fromEntries(req.headers)) as Json;
         events.push({
@@ -78,6 +81,7 @@ Deno.test({
       });
       assert.equal(registered.status, 201, JSON.stringify(registered.json));
       secret = String((registered.json.data as Json).secret);
+      secretKnown.resolve();
 
       // The agent's API key (raw in authorization) buys a 15-minute agent token.
       const tokenRes = await fetch(`${service.base}/agent/token`, {
@@ -150,6 +154,7 @@ Deno.test({
       console.error("--- Credo peer logs ---\n" + issuer.logs());
       throw err;
     } finally {
+      secretKnown.resolve(); // never leave a delivery waiting
       await service.stop();
       await issuer.close();
       await rx.close();
