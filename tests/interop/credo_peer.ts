@@ -6,6 +6,8 @@
  * Needs `bash tests/interop/setup.sh` (npm ci) to have run once.
  */
 
+import { spawnNodePeer } from "./node_peer.ts";
+
 const PEER_DIR = new URL("./credo_peer/", import.meta.url);
 
 /** Options for {@link startCredoIssuer}. */
@@ -157,95 +159,29 @@ async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs
   }
 }
 
-/** Keeps the tail of a text stream in memory. */
-function collectTail(stream: ReadableStream<Uint8Array>, limit = 65536) {
-  let text = "";
-  const done = (async () => {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      text = (text + chunk).slice(-limit);
-    }
-  })();
-  return { text: () => text, done };
-}
-
-/** Reads lines from stdout until `READY {...}`, then keeps draining in the background. */
-async function readReady(stream: ReadableStream<Uint8Array>, timeoutMs: number) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("Credo peer: no READY line in time")), timeoutMs);
-  });
-  try {
-    for (;;) {
-      const { value, done } = await Promise.race([reader.read(), timeout]);
-      if (done) throw new Error("Credo peer: exited before READY");
-      buffer += value;
-      const line = buffer.split("\n").find((l) => l.startsWith("READY "));
-      if (line) {
-        const drained = (async () => {
-          while (!(await reader.read()).done) { /* discard */ }
-        })();
-        return { ready: JSON.parse(line.slice(6)) as Record<string, unknown>, drained };
-      }
-    }
-  } catch (error: unknown) {
-    await reader.cancel().catch(() => {});
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Starts the Credo issuer peer; always `close()` it (e.g. in `finally`). */
 export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promise<CredoIssuer> {
-  try {
-    Deno.statSync(new URL("node_modules/@credo-ts/core/package.json", PEER_DIR));
-  } catch {
-    throw new Error("Credo peer dependencies missing: run `bash tests/interop/setup.sh`");
-  }
-  const child = new Deno.Command(options.nodePath ?? Deno.env.get("NODE_BIN") ?? "node", {
+  const peer = await spawnNodePeer({
+    name: "Credo peer",
+    dir: PEER_DIR,
+    script: "issuer.mjs",
     args: [
-      new URL("issuer.mjs", PEER_DIR).pathname,
       "--didcomm-port",
       String(options.didcommPort ?? 0),
       "--control-port",
       String(options.controlPort ?? 0),
     ],
-    cwd: PEER_DIR.pathname,
-    env: { CREDO_LOG: options.logLevel ?? "warn" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = collectTail(child.stderr);
-  let ready: Record<string, unknown>;
-  let drained: Promise<void>;
-  try {
-    ({ ready, drained } = await readReady(child.stdout, options.startupTimeoutMs ?? 20000));
-  } catch (error: unknown) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
-    await child.status;
-    await stderr.done;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`${message}\n--- peer stderr ---\n${stderr.text()}`);
-  }
+    installed: {
+      probe: "node_modules/@credo-ts/core/package.json",
+      hint: "run `bash tests/interop/setup.sh`",
+    },
+    stopPath: "/shutdown",
+    ...options,
+  });
+  const { ready } = peer;
   const base = `http://127.0.0.1:${ready.controlPort}`;
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (!res.ok) {
-      throw new Error(`Credo peer ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    }
-    return json as T;
-  };
-  let closed: Promise<void> | undefined;
+  const api = <T>(method: string, path: string, body?: unknown) =>
+    peer.api<T>(base, method, path, body);
   const issuer: CredoIssuer = {
     didcommPort: Number(ready.didcommPort),
     controlPort: Number(ready.controlPort),
@@ -280,21 +216,8 @@ export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promis
         const record = await issuer.credential(id);
         return record.state === state ? record : undefined;
       }, timeoutMs),
-    logs: () => stderr.text(),
-    close: () => {
-      closed ??= (async () => {
-        await api("POST", "/shutdown").catch(() => {});
-        const timer = setTimeout(() => {
-          try {
-            child.kill("SIGKILL");
-          } catch { /* already exited */ }
-        }, 3000);
-        await child.status;
-        clearTimeout(timer);
-        await Promise.all([drained, stderr.done]);
-      })();
-      return closed;
-    },
+    logs: () => peer.logs(),
+    close: () => peer.close(base),
   };
   return issuer;
 }

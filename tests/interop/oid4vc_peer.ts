@@ -6,6 +6,8 @@
  * Needs `npm ci --ignore-scripts` in `tests/interop/oid4vc_peer` to have run once.
  */
 
+import { nodeExecutable, spawnNodePeer } from "./node_peer.ts";
+
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
 
 /** The three issuers the peer hosts (each its own credential issuer path). */
@@ -162,107 +164,32 @@ export interface Oid4vcIssuer {
   close(): Promise<void>;
 }
 
-function nodeExecutable(options: { nodePath?: string }) {
-  return options.nodePath ?? Deno.env.get("NODE_BIN") ?? "node";
-}
-
-/** Keeps the tail of a text stream in memory. */
-function collectTail(stream: ReadableStream<Uint8Array>, limit = 65536) {
-  let text = "";
-  const done = (async () => {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      text = (text + chunk).slice(-limit);
-    }
-  })();
-  return { text: () => text, done };
-}
-
-/** Reads lines from stdout until `READY {...}`, then keeps draining in the background. */
-async function readReady(stream: ReadableStream<Uint8Array>, timeoutMs: number) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error("OID4VC peer: no READY line in time")),
-      timeoutMs,
-    );
-  });
-  try {
-    for (;;) {
-      const { value, done } = await Promise.race([reader.read(), timeout]);
-      if (done) throw new Error("OID4VC peer: exited before READY");
-      buffer += value;
-      const line = buffer.split("\n").find((l) => l.startsWith("READY "));
-      if (line) {
-        const drained = (async () => {
-          while (!(await reader.read()).done) { /* discard */ }
-        })();
-        return { ready: JSON.parse(line.slice(6)) as Record<string, unknown>, drained };
-      }
-    }
-  } catch (error: unknown) {
-    await reader.cancel().catch(() => {});
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Starts the Credo OID4VCI issuer peer; always `close()` it (e.g. in `finally`). */
 export async function startOid4vcIssuer(
   options: Oid4vcIssuerOptions = {},
 ): Promise<Oid4vcIssuer> {
-  try {
-    Deno.statSync(new URL("node_modules/@credo-ts/openid4vc/package.json", PEER_DIR));
-  } catch {
-    throw new Error(
-      "OID4VC peer dependencies missing: run `npm ci --ignore-scripts` in tests/interop/oid4vc_peer",
-    );
-  }
-  const child = new Deno.Command(nodeExecutable(options), {
+  const node = await spawnNodePeer({
+    name: "OID4VC peer",
+    dir: PEER_DIR,
+    script: "issuer.mjs",
     args: [
-      new URL("issuer.mjs", PEER_DIR).pathname,
       "--port",
       String(options.port ?? 0),
       "--control-port",
       String(options.controlPort ?? 0),
       ...(options.publicOrigin ? ["--public-origin", options.publicOrigin] : []),
     ],
-    cwd: PEER_DIR.pathname,
-    env: { CREDO_LOG: options.logLevel ?? "warn" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = collectTail(child.stderr);
-  let ready: Record<string, unknown>;
-  let drained: Promise<void>;
-  try {
-    ({ ready, drained } = await readReady(child.stdout, options.startupTimeoutMs ?? 20000));
-  } catch (error: unknown) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
-    await child.status;
-    await stderr.done;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`${message}\n--- peer stderr ---\n${stderr.text()}`);
-  }
+    installed: {
+      probe: "node_modules/@credo-ts/openid4vc/package.json",
+      hint: "run `bash tests/interop/setup.sh`",
+    },
+    stopPath: "/stop",
+    ...options,
+  });
+  const { ready } = node;
   const controlUrl = String(ready.controlUrl);
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(controlUrl + path, {
-      method,
-      headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (!res.ok) {
-      throw new Error(`OID4VC peer ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    }
-    return json as T;
-  };
-  let closed: Promise<void> | undefined;
+  const api = <T>(method: string, path: string, body?: unknown) =>
+    node.api<T>(controlUrl, method, path, body);
   const peer: Oid4vcIssuer = {
     issuerBaseUrl: String(ready.issuerBaseUrl),
     controlUrl,
@@ -316,21 +243,8 @@ export async function startOid4vcIssuer(
       }
       return result;
     },
-    logs: () => stderr.text(),
-    close: () => {
-      closed ??= (async () => {
-        await api("POST", "/stop").catch(() => {});
-        const timer = setTimeout(() => {
-          try {
-            child.kill("SIGKILL");
-          } catch { /* already exited */ }
-        }, 3000);
-        await child.status;
-        clearTimeout(timer);
-        await Promise.all([drained, stderr.done]);
-      })();
-      return closed;
-    },
+    logs: () => node.logs(),
+    close: () => node.close(controlUrl),
   };
   return peer;
 }

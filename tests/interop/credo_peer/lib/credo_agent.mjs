@@ -1,5 +1,6 @@
 // Builds a real Credo 0.6 alpha agent (DIDComm v1 over HTTP on 127.0.0.1) with
 // in-memory storage, a libsodium-extended Node KMS and a message recorder.
+import * as core from "@credo-ts/core";
 import { Agent, ConsoleLogger, Kms, LogLevel } from "@credo-ts/core";
 import {
   DidCommAutoAcceptCredential,
@@ -11,9 +12,11 @@ import {
 } from "@credo-ts/didcomm";
 import { agentDependencies, DidCommHttpInboundTransport } from "@credo-ts/node";
 import express from "express";
-import { MapStorageModule } from "./map_storage_module.mjs";
+import { mapStorage } from "../../peer_lib/map_storage.mjs";
 import { installRecorder } from "./recorder.mjs";
 import { SodiumWrappedKms } from "./sodium_kms.mjs";
+
+const { MapStorageModule } = mapStorage(core);
 
 /** Express app whose listen() always binds 127.0.0.1 (Credo's default is all interfaces). */
 function loopbackApp() {

@@ -1,5 +1,6 @@
 // Builds a real Credo 0.6.3 agent with the openid4vc module, in-memory storage and the
 // node:crypto KMS from @credo-ts/node (Ed25519 + P-256, no native code).
+import * as core from "@credo-ts/core";
 import { Agent, ConsoleLogger, Kms, LogLevel } from "@credo-ts/core";
 import {
   agentDependencies,
@@ -7,7 +8,9 @@ import {
   NodeKeyManagementService,
 } from "@credo-ts/node";
 import { OpenId4VcModule } from "@credo-ts/openid4vc";
-import { MapStorageModule } from "./map_storage_module.mjs";
+import { mapStorage } from "../../peer_lib/map_storage.mjs";
+
+const { MapStorageModule } = mapStorage(core);
 
 /**
  * @param {{ app?: import("express").Express, issuer?: object, logLevel?: string,
