@@ -4,24 +4,17 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { uuidSchema } from "../http/mod.ts";
 import { CREDENTIAL_STATES } from "./record.ts";
-
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
-const uuid = (what: string) =>
-  z.string().regex(UUID_RE, `${what} must be a UUID.`).openapi({
-    format: "uuid",
-    example: "0190f0a2-6b1e-7c3d-8e4f-1a2b3c4d5e6f",
-  });
 
 /** Body of accept-credential and decline-offer: `{credentialRecordId}`. */
 export const RecordIdBody = z.object({
-  credentialRecordId: uuid("credentialRecordId"),
+  credentialRecordId: uuidSchema("credentialRecordId"),
 }).strict().openapi("CredentialRecordIdRequest");
 
 /** Body of accept-offer: `{credentialRecordId, bindSubjectDid?}`. */
 export const AcceptOfferBody = z.object({
-  credentialRecordId: uuid("credentialRecordId"),
+  credentialRecordId: uuidSchema("credentialRecordId"),
   bindSubjectDid: z.boolean().optional().openapi({
     description: "Set credentialSubject.id to the org's holder did:key when the offer leaves it " +
       "open. Off by default: issuers that auto-issue only an unchanged request (Credo " +
@@ -96,7 +89,7 @@ export const W3cCredentialList = z.object({
 
 /** Path parameter `id` (a record id). */
 export const IdParam = z.object({
-  id: uuid("id").openapi({ param: { name: "id", in: "path" } }),
+  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
 });
 
 /** `?state=&limit=&cursor=`. */

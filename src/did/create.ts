@@ -76,6 +76,7 @@ export function createDidResolver(
       safeFetch: deps.safeFetch,
       useHttp: !deps.config.outbound.requireHttps,
       timeoutMs: options.webTimeoutMs,
+      maxBytes: options.webMaxBytes,
     }),
     ...(options.methods ?? []),
   ];

@@ -29,7 +29,7 @@ export {
   requireOrg,
 } from "./org.ts";
 export { errorBody, errorResponse, onError, reason } from "./errors.ts";
-export { errorResponses, ErrorSchema, jsonContent } from "./openapi.ts";
+export { errorResponses, ErrorSchema, jsonContent, uuidSchema } from "./openapi.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { parseLimit } from "./pagination.ts";
 export { clientAddress } from "./client_address.ts";

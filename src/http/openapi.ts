@@ -26,3 +26,12 @@ export const jsonContent = <T>(schema: T, description: string) => ({
   description,
   content: { "application/json": { schema } },
 });
+
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** A UUID field named `what` in its message, with an example for the OpenAPI document. */
+export const uuidSchema = (what: string) =>
+  z.string().regex(UUID_RE, `${what} must be a UUID.`).openapi({
+    format: "uuid",
+    example: "0190f0a2-6b1e-7c3d-8e4f-1a2b3c4d5e6f",
+  });

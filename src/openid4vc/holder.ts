@@ -14,7 +14,7 @@ import { badRequest, conflict, notFound } from "../errors.ts";
 import { commitOrConflict, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
-import { IssuerError, IssuerHttp } from "./issuer_http.ts";
+import { IssuerHttp } from "./issuer_http.ts";
 import { loadIssuerProfile, loadOffer, parseOffer, PRE_AUTHORIZED_GRANT } from "./offer.ts";
 import { type ProofKey, requestCredentials } from "./issuance.ts";
 import {
@@ -295,5 +295,3 @@ export class Oid4vcHolder {
     return listCredentials(this.#d.kv, orgId, q);
   }
 }
-
-export { IssuerError };

@@ -9,6 +9,7 @@
  */
 import * as jose from "jose";
 import { IssuerError, type IssuerHttp } from "./issuer_http.ts";
+import { str } from "./json.ts";
 import type { CredentialConfiguration, IssuerProfile } from "./offer.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
 
@@ -18,8 +19,6 @@ export interface ProofKey {
   publicJwk: jose.JWK;
   privateKey: CryptoKey | Uint8Array;
 }
-
-const str = (v: unknown): string | undefined => typeof v === "string" && v !== "" ? v : undefined;
 
 /** How the proof names the holder key for this configuration. */
 function binding(c: CredentialConfiguration): "kid" | "jwk" {

@@ -8,6 +8,7 @@
  */
 import { AppError, badRequest } from "../errors.ts";
 import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbound/mod.ts";
+import { obj } from "./json.ts";
 
 const TIMEOUT_MS = 10_000;
 const MAX_BYTES = 512 * 1024;
@@ -23,10 +24,7 @@ export class IssuerError extends AppError {
 /** JSON object of a response, or undefined. */
 function jsonObject(res: SafeResponse): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(decoder.decode(res.body));
-    return v && typeof v === "object" && !Array.isArray(v)
-      ? v as Record<string, unknown>
-      : undefined;
+    return obj(JSON.parse(decoder.decode(res.body)));
   } catch {
     return undefined;
   }
@@ -101,8 +99,8 @@ export class IssuerHttp {
       const r = describeRefusal(res);
       throw new IssuerError(`The issuer refused the ${what} request: ${r.text}.`, r.code);
     }
-    const obj = jsonObject(res);
-    if (!obj) throw new IssuerError(`The issuer's ${what} answer is not a JSON object.`);
-    return obj;
+    const answer = jsonObject(res);
+    if (!answer) throw new IssuerError(`The issuer's ${what} answer is not a JSON object.`);
+    return answer;
   }
 }

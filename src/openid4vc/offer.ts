@@ -7,6 +7,7 @@
  */
 import { badRequest } from "../errors.ts";
 import { IssuerError, type IssuerHttp } from "./issuer_http.ts";
+import { obj, str, strings } from "./json.ts";
 
 export const PRE_AUTHORIZED_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 
@@ -39,12 +40,6 @@ export interface IssuerProfile {
   issuerName?: string;
   configurations: Record<string, CredentialConfiguration>;
 }
-
-const str = (v: unknown): string | undefined => typeof v === "string" && v !== "" ? v : undefined;
-const obj = (v: unknown): Record<string, unknown> | undefined =>
-  v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
-const strings = (v: unknown): string[] | undefined =>
-  Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined;
 
 /** The query of an offer URI (`openid-credential-offer://?…`, or any URL carrying one). */
 function offerParams(uri: string): URLSearchParams {

@@ -4,8 +4,8 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { uuidSchema } from "../http/mod.ts";
 
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const OFFER_STATES = ["offer-received", "done", "declined", "failed"] as const;
 
 /** `POST /orgs/{orgId}/openid4vc/offers` body. */
@@ -28,11 +28,7 @@ export const AcceptOpenidOfferBody = z.object({
 /** `{orgId, id}` path parameters. */
 export const OrgIdParams = z.object({
   orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }),
-  id: z.string().regex(UUID_RE, "id must be a UUID.").openapi({
-    param: { name: "id", in: "path" },
-    format: "uuid",
-    example: "0190f0a2-6b1e-7c3d-8e4f-1a2b3c4d5e6f",
-  }),
+  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
 });
 
 /** `?state=&limit=&cursor=`. */

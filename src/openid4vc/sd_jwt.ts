@@ -15,6 +15,7 @@
 import { decodeSdJwtSync, getClaimsSync } from "@sd-jwt/decode";
 import { sha256 } from "@noble/hashes/sha2.js";
 import * as jose from "jose";
+import { obj } from "./json.ts";
 import { keyFromVerificationMethod, publicKeyToJwk, type VerificationMethod } from "../did/mod.ts";
 
 /** Why a credential was refused: becomes the record's `errorMessage`. */
@@ -54,8 +55,6 @@ const hasher = (data: string | ArrayBuffer, alg: string) => {
 const reject = (m: string): never => {
   throw new CredentialRejected(m);
 };
-const obj = (v: unknown): Record<string, unknown> | undefined =>
-  v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
 
 /** Every digest referenced by `_sd` arrays and `{"...": digest}` array entries under `v`. */
 function referencedDigests(v: unknown, out: string[]): void {
