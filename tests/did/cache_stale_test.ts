@@ -3,52 +3,17 @@ import assert from "node:assert/strict";
 import { type DidCacheEntry } from "../../src/did/cache.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { keys } from "../../src/kv/mod.ts";
-import { createTestContext } from "../support/context.ts";
 import { waitFor } from "../support/wait.ts";
-import { didHost, json, webDoc } from "./did_host.ts";
+import { webCacheSetup } from "./did_host.ts";
 
 const ROOT = "/.well-known/did.json";
-
-type Meta = { servedFromCache?: boolean; error?: string };
-type Result = { didDocument: Record<string, unknown> | null; didResolutionMetadata: Meta };
 
 /**
  * A context with a movable clock, TTL 60 s and max stale 600 s, and a local did:web host serving
  * version `v` of its document (or `status`), optionally held back by a gate.
  */
-async function setup(env: Record<string, string> = {}) {
-  let t = 1_700_000_000_000;
-  const clock = { now: () => t, advance: (ms: number) => (t += ms) };
-  const state = { version: 1, status: 200, gate: Promise.resolve() };
-  const host = didHost({
-    [ROOT]: async (_r, did) => {
-      await state.gate;
-      return state.status === 200
-        ? json(webDoc(did, { version: state.version }))
-        : new Response("x", { status: state.status });
-    },
-  });
-  const ctx = await createTestContext({
-    now: clock.now,
-    env: { DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "600", ...env },
-  });
-  const token = await ctx.token();
-  await ctx.services.verifier.verify(token);
-  const get = async (headers: Record<string, string> = {}, query = "") => {
-    const res = await ctx.call("GET", `/dids/${host.did}${query}`, { token, headers });
-    return { res, r: JSON.parse(await res.text()) as Result };
-  };
-  return {
-    ctx,
-    host,
-    clock,
-    state,
-    get,
-    close: async () => {
-      await ctx.close();
-      await host.close();
-    },
-  };
+function setup(env: Record<string, string> = {}) {
+  return webCacheSetup({ DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "600", ...env });
 }
 
 Deno.test("a stale did:web answer is served at once and refreshed in the background exactly once", async () => {

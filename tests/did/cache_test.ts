@@ -6,42 +6,13 @@ import { keys } from "../../src/kv/mod.ts";
 import { createSafeFetch } from "../../src/outbound/mod.ts";
 import { createTestContext, type TestContext } from "../support/context.ts";
 import { waitFor } from "../support/wait.ts";
-import { didHost, json, webDoc } from "./did_host.ts";
+import { didHost, json, webCacheSetup, webDoc } from "./did_host.ts";
 
 const ROOT = "/.well-known/did.json";
 
-type Meta = { servedFromCache?: boolean; error?: string };
-type Result = { didDocument: Record<string, unknown> | null; didResolutionMetadata: Meta };
-
 /** A context with a movable clock and a local did:web host serving version `v` of its document. */
-async function setup(env: Record<string, string> = {}) {
-  let t = 1_700_000_000_000;
-  const clock = { now: () => t, advance: (ms: number) => (t += ms) };
-  const state = { version: 1, status: 200 };
-  const host = didHost({
-    [ROOT]: (_r, did) =>
-      state.status === 200
-        ? json(webDoc(did, { version: state.version }))
-        : new Response("x", { status: state.status }),
-  });
-  const ctx = await createTestContext({ now: clock.now, env });
-  const token = await ctx.token();
-  const get = async (headers: Record<string, string> = {}, query = "") => {
-    const res = await ctx.call("GET", `/dids/${host.did}${query}`, { token, headers });
-    return { res, r: JSON.parse(await res.text()) as Result };
-  };
-  return {
-    ctx,
-    token,
-    host,
-    clock,
-    state,
-    get,
-    close: async () => {
-      await ctx.close();
-      await host.close();
-    },
-  };
+function setup(env: Record<string, string> = {}) {
+  return webCacheSetup(env);
 }
 
 Deno.test("did:web via HTTP: servedFromCache false, then true from the cache, one upstream fetch", async () => {

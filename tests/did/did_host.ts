@@ -1,5 +1,5 @@
 /** Test support: a real local did:web host (and universal resolver stand-in) counting requests. */
-import { serveLocal } from "../support/context.ts";
+import { createTestContext, serveLocal } from "../support/context.ts";
 
 const KEY = "H3C2AVvLMv6gmMNam3uVAjZpfkcJCwDwnZn6z3wXmqPV";
 
@@ -61,4 +61,48 @@ export function didHost(routes: Record<string, HostRoute> = {}): DidHost {
     close: server.close,
   };
   return host;
+}
+
+/** A resolution result as the cache tests read it. */
+export type CacheTestResult = {
+  didDocument: Record<string, unknown> | null;
+  didResolutionMetadata: { servedFromCache?: boolean; error?: string };
+};
+
+/**
+ * The DID cache tests' setup: a context on a movable clock (with `env`), a verified token, and a
+ * local did:web host serving version `state.version` of its document (or `state.status`), each
+ * answer held back until `state.gate` settles.
+ */
+export async function webCacheSetup(env: Record<string, string> = {}) {
+  let t = 1_700_000_000_000;
+  const clock = { now: () => t, advance: (ms: number) => (t += ms) };
+  const state = { version: 1, status: 200, gate: Promise.resolve() };
+  const host = didHost({
+    "/.well-known/did.json": async (_r, did) => {
+      await state.gate;
+      return state.status === 200
+        ? json(webDoc(did, { version: state.version }))
+        : new Response("x", { status: state.status });
+    },
+  });
+  const ctx = await createTestContext({ now: clock.now, env });
+  const token = await ctx.token();
+  await ctx.services.verifier.verify(token);
+  const get = async (headers: Record<string, string> = {}, query = "") => {
+    const res = await ctx.call("GET", `/dids/${host.did}${query}`, { token, headers });
+    return { res, r: JSON.parse(await res.text()) as CacheTestResult };
+  };
+  return {
+    ctx,
+    token,
+    host,
+    clock,
+    state,
+    get,
+    close: async () => {
+      await ctx.close();
+      await host.close();
+    },
+  };
 }
