@@ -1,8 +1,8 @@
 /**
  * Fast lanes: a feature may answer some requests before the router runs, for the hottest cached
  * answers (`GET /dids/{did}` with a cached token and a cached resolution). A lane returns a
- * Response only when it can give exactly the answer its route would, request id and log line
- * included; for anything else (a miss, an unusual header, an error) it returns undefined and the
+ * Response only when it can give exactly the answer its route would, log line included (the
+ * request id follows `finishFastAnswer` in `log.ts`); for anything else (a miss, an unusual header, an error) it returns undefined and the
  * request goes through the router as usual. So a lane is an optimization with no behaviour of
  * its own: every test of the route holds for it too (the app's `request` goes through it).
  *

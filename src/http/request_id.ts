@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import { logRequest, requestIdFrom } from "../log.ts";
+import { finishFastAnswer, logRequest, requestIdFrom } from "../log.ts";
 import type { AppEnv } from "./env.ts";
 
-export { logRequest, requestIdFrom };
+export { finishFastAnswer, logRequest, requestIdFrom };
 
 /** `requestIdFrom` the request, stored in `c.var.requestId`. */
 export function assignRequestId(c: Context<AppEnv>): string {

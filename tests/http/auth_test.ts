@@ -148,3 +148,32 @@ Deno.test("a valid token without the org role gets 403; the admin gets 200", asy
     await ctx.close();
   }
 });
+
+Deno.test("a cached token's signature on another payload is refused, and the cached token still holds", async () => {
+  const ctx = await createTestContext();
+  try {
+    const token = await ctx.token({ "org-a": ["holder"] }, "alice");
+    await expectJson(await ctx.call("GET", "/me", { token }), 200);
+    assert.ok(ctx.services.verifier.peek(token), "the verified token is cached");
+    // The same signature on a changed payload must not be taken for the cached token.
+    const [header, payload, signature] = token.split(".");
+    const claims = JSON.parse(new TextDecoder().decode(jose.base64url.decode(payload!)));
+    claims.sub = "mallory";
+    claims.resource_access = { "org-a": { roles: ["owner"] } };
+    const forged = `${header}.${jose.base64url.encode(JSON.stringify(claims))}.${signature}`;
+    assert.equal(ctx.services.verifier.peek(forged), undefined);
+    await expect401(await ctx.call("GET", "/me", { token: forged }), true);
+    const body = await expectJson(
+      await ctx.call("GET", "/dids/did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", {
+        token: forged,
+      }),
+      401,
+    );
+    assert.equal(body.statusCode, 401);
+    const me = await expectJson(await ctx.call("GET", "/me", { token }), 200);
+    assert.equal(me.sub, "alice");
+    assert.ok(ctx.services.verifier.peek(token), "the refused token did not evict the cached one");
+  } finally {
+    await ctx.close();
+  }
+});

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { logRequest, requestIdFrom } from "../../log.ts";
+import { finishFastAnswer } from "../../log.ts";
 import { DidAnswer, withServedFromCache } from "../answer.ts";
 import { negotiate, type Representation } from "../content_negotiation.ts";
 import { ed25519KeyDocument } from "../methods/key_ed25519.ts";
@@ -18,6 +18,9 @@ import { resolutionSuccess } from "../types.ts";
 /** `Cache-Control` max-age of answers derived from the DID alone. */
 export const IMMUTABLE_SECONDS = 86400;
 
+/** A path segment that is a percent-encoded DID (`did%3A…`, any case). */
+const ENCODED_DID = /^did%3a/i;
+
 /** The DID from the raw request URL (last path segment), per the contract's raw path rule. */
 export function didFromUrl(url: string): string | undefined {
   const pathStart = url.indexOf("/", url.indexOf("//") + 2);
@@ -26,7 +29,7 @@ export function didFromUrl(url: string): string | undefined {
   const hash = url.indexOf("#", pathStart);
   if (hash >= 0 && hash < end) end = hash;
   const segment = url.slice(url.lastIndexOf("/", end - 1) + 1, end);
-  if (segment.length >= 6 && segment.slice(0, 6).toLowerCase() === "did%3a") {
+  if (segment.charCodeAt(3) === 37 && ENCODED_DID.test(segment)) {
     try {
       return decodeURIComponent(segment);
     } catch {
@@ -97,8 +100,9 @@ export function plainDidPathStart(url: string): number {
 /**
  * The early lane: while the app loads, a plain public `GET /dids/{did}` or
  * `/1.0/identifiers/{did}` (one path segment, no query, no `Cache-Control`) for a valid Ed25519
- * did:key gets exactly what the route would answer (same bytes, headers, request id and log
- * line). Anything else is declined (undefined) and waits for the app.
+ * did:key gets exactly what the route would answer (same bytes, headers and log line; the request
+ * id as the fast lane gives it, `finishFastAnswer`). Anything else is declined (undefined) and
+ * waits for the app.
  */
 export function createEarlyLane(
   options: { isPublic: boolean },
@@ -126,10 +130,7 @@ export function createEarlyLane(
     const answer = new DidAnswer(withServedFromCache(resolutionSuccess(doc.value), false), {
       kind: "immutable",
     });
-    const id = requestIdFrom(headers.get("x-request-id"));
     const res = answerResponse(answer, rep, cacheControlFor(-1, "public"));
-    res.headers.set("x-request-id", id);
-    logRequest(id, "GET", url.slice(path), res.status, t0);
-    return res;
+    return finishFastAnswer(res, headers.get("x-request-id"), url, path, t0);
   };
 }
