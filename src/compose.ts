@@ -70,7 +70,10 @@ export interface Services {
 export interface BuildOptions {
   /** Clock; default `Date.now`. */
   now?: () => number;
-  /** DNS resolution of the outbound client (tests of the address policy). */
+  /**
+   * DNS resolution of the outbound client and of the checks of agent endpoints and webhook URLs
+   * (tests of the address policy).
+   */
   resolveHost?: HostLookup;
   /** The outbound client itself. */
   safeFetch?: SafeFetch;
@@ -142,6 +145,7 @@ export async function buildServices(
     dispatcher,
     now,
     outbound: config.outbound,
+    resolveHost: options.resolveHost,
     onEndpointChange: queueDidRotation,
     hasConnections: (orgId) => didcomm.hasConnections(orgId),
   });
@@ -149,6 +153,7 @@ export async function buildServices(
     kv,
     secrets,
     outbound: config.outbound,
+    resolveHost: options.resolveHost,
     dispatcher,
     now,
   });

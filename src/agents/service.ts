@@ -9,7 +9,12 @@ import { hashSecret, verifySecret } from "../crypto/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, keys, uuidv7 } from "../kv/mod.ts";
 import { log } from "../log.ts";
-import { checkOutboundUrl, type OutboundPolicy, SafeFetchError } from "../outbound/mod.ts";
+import {
+  checkOutboundUrl,
+  type HostLookup,
+  type OutboundPolicy,
+  SafeFetchError,
+} from "../outbound/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import { verkeyToBytes } from "../crypto/mod.ts";
 import { API_KEY_MAX, API_KEY_MIN, type ApiKeyIndex, wrongApiKey } from "./api_key.ts";
@@ -53,6 +58,8 @@ export interface AgentServiceDeps {
   now: () => number;
   /** Agent endpoints are where peers are told to send: they must pass the outbound policy. */
   outbound: OutboundPolicy;
+  /** How an endpoint's host is resolved for that check (default: the system's DNS). */
+  resolveHost?: HostLookup;
   /**
    * Adds to the operation that changes `agentEndpoint` what the change means elsewhere: the
    * DIDComm layer rotates the DIDs of the org's connections (RFC 0794).
@@ -270,7 +277,7 @@ export class AgentService {
    */
   async #checkEndpoint(endpoint: string): Promise<void> {
     try {
-      await checkOutboundUrl(endpoint, this.#d.outbound);
+      await checkOutboundUrl(endpoint, this.#d.outbound, this.#d.resolveHost);
     } catch (err) {
       if (!(err instanceof SafeFetchError)) throw err;
       const message = `agentEndpoint: ${err.message}`;

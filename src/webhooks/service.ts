@@ -8,7 +8,7 @@
 import type { SecretBox } from "../crypto/mod.ts";
 import { conflict, notFound } from "../errors.ts";
 import { commitOrConflict, keys, type Page } from "../kv/mod.ts";
-import type { OutboundPolicy } from "../outbound/mod.ts";
+import type { HostLookup, OutboundPolicy } from "../outbound/mod.ts";
 import { type OutboxMessage, requeueDead } from "../outbox/mod.ts";
 import {
   type DeliveryStatus,
@@ -35,6 +35,8 @@ export interface WebhookServiceDeps {
   secrets: SecretBox;
   /** Registration checks the URL against the outbound policy. */
   outbound: OutboundPolicy;
+  /** How the URL's host is resolved for that check (default: the system's DNS). */
+  resolveHost?: HostLookup;
   dispatcher: { wake(): void };
   now: () => number;
 }
@@ -64,7 +66,7 @@ export class WebhookService {
   /** Registers or replaces the org's endpoint; the first registration creates the secret. */
   async register(orgId: string, url: string): Promise<Registration> {
     const { kv, secrets } = this.#d;
-    await validateWebhookUrl(url, this.#d.outbound);
+    await validateWebhookUrl(url, this.#d.outbound, undefined, this.#d.resolveHost);
     const now = this.#d.now();
     const at = new Date(now).toISOString();
     const cur = await readEndpoint(kv, orgId);

@@ -1,5 +1,10 @@
 import { badRequest } from "../errors.ts";
-import { checkOutboundUrl, type OutboundPolicy, SafeFetchError } from "../outbound/mod.ts";
+import {
+  checkOutboundUrl,
+  type HostLookup,
+  type OutboundPolicy,
+  SafeFetchError,
+} from "../outbound/mod.ts";
 
 /** Longest accepted webhook URL. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -7,12 +12,14 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /**
  * 400 unless `raw` is usable as a webhook target under `policy`: absolute http(s), no user
  * info, at most 2048 characters, https when required, and every address of its host public
- * (unless private addresses are allowed). The message names the rule that failed.
+ * (unless private addresses are allowed; `resolveHost` finds them, default the system's DNS). The
+ * message names the rule that failed.
  */
 export async function validateWebhookUrl(
   raw: string,
   policy: OutboundPolicy,
   path = "notificationWebhook",
+  resolveHost?: HostLookup,
 ): Promise<URL> {
   const fail = (message: string) => badRequest(message, [{ path, message }]);
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) {
@@ -24,7 +31,7 @@ export async function validateWebhookUrl(
     throw fail("notificationWebhook must be an absolute http(s) URL without surrounding spaces.");
   }
   try {
-    return await checkOutboundUrl(raw, policy);
+    return await checkOutboundUrl(raw, policy, resolveHost);
   } catch (err) {
     if (err instanceof SafeFetchError) throw fail(`notificationWebhook: ${err.message}`);
     throw err;

@@ -360,7 +360,7 @@ Deno.test({
         },
       });
       try {
-        await configureAgent(strict, ORG, "https://93.184.215.14/didcomm"); // a public address
+        await configureAgent(strict, ORG, "https://agent.example/didcomm");
         const t = await strict.token({ [ORG]: ["holder"] });
         const r = await strict.call("POST", `/orgs/${ORG}/openid4vc/offers`, {
           token: t,

@@ -162,3 +162,50 @@ Deno.test("webhook registration on a strict instance refuses http://[::127.0.0.1
     await ctx.close();
   }
 });
+
+Deno.test("agent endpoints and webhook URLs are checked with the composition's DNS resolution", async () => {
+  // The names resolve only through the injected lookup: the system's DNS would not know them.
+  const answers: Record<string, string[]> = {
+    "inside.example": ["10.1.2.3"],
+    "meta.example": ["93.184.215.14", "169.254.169.254"],
+    "public.example": ["93.184.215.14"],
+  };
+  const asked: string[] = [];
+  const ctx = await createTestContext({
+    env: { OUTBOUND_ALLOW_PRIVATE: "false" },
+    build: {
+      resolveHost: (host) => {
+        asked.push(host);
+        return Promise.resolve(answers[host] ?? []);
+      },
+    },
+  });
+  try {
+    const owner = await ctx.token({ "org-a": ["owner"] });
+    const agent = (agentEndpoint: string) =>
+      ctx.call("POST", "/orgs/org-a/agents/configure", {
+        token: owner,
+        body: { walletName: "AcmeAgent", agentEndpoint, apiKey: "k".repeat(32) },
+      });
+    for (const host of ["inside.example", "meta.example"]) {
+      const body = await expectJson(await agent(`https://${host}/didcomm`), 400);
+      assert.match(body.message as string, /agentEndpoint: .*may not reach/, host);
+    }
+    await expectJson(await agent("https://public.example/didcomm"), 201);
+
+    const hook = (notificationWebhook: string) =>
+      ctx.call("POST", "/notification/register/webhook-endpoint", {
+        token: owner,
+        body: { orgId: "org-a", notificationWebhook },
+      });
+    const refused = await expectJson(await hook("https://inside.example/hook"), 400);
+    assert.match(refused.message as string, /may not reach/);
+    assert.ok((await hook("https://public.example/hook")).status < 300);
+    assert.deepEqual(
+      [...new Set(asked)].sort(),
+      ["inside.example", "meta.example", "public.example"],
+    );
+  } finally {
+    await ctx.close();
+  }
+});
