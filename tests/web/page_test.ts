@@ -17,6 +17,11 @@ import {
   offerMessage,
 } from "../credentials/helpers.ts";
 import { keys } from "../../src/kv/mod.ts";
+import { interopOptions } from "../interop/availability.ts";
+import { startOid4vcIssuer } from "../interop/oid4vc_peer.ts";
+import { startRelay } from "../interop/oid4vc_relay.ts";
+import { freePort } from "../support/service_process.ts";
+import { expectJson } from "../support/context.ts";
 
 /**
  * The few browser globals the page callbacks below use, typed here: the DOM library is not part of
@@ -412,6 +417,104 @@ Deno.test({
       await close();
       await server.shutdown();
       await ctx.close();
+    }
+  },
+});
+
+const oid4vcPeer = interopOptions(
+  new URL("../interop/oid4vc_peer/", import.meta.url),
+  "node_modules/@credo-ts/openid4vc/package.json",
+);
+
+Deno.test({
+  name: "console: an OpenID4VCI offer from a real Credo issuer is received, a wrong transaction " +
+    "code is refused, the right one accepted, and the SD-JWT credential listed",
+  ignore: ignore || oid4vcPeer.ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    // The Credo 0.6.3 issuer of the interop tests, behind its relay (it publishes the relay's
+    // origin as its own).
+    const issuerPort = freePort();
+    const relay = startRelay(`http://127.0.0.1:${issuerPort}`);
+    const issuer = await startOid4vcIssuer({ port: issuerPort, publicOrigin: relay.origin });
+    const ctx = await servedContext();
+    const { browser, close } = await launch();
+    try {
+      await configureAgent(ctx, "org-a", `${ctx.baseUrl}/didcomm`);
+      const offer = await issuer.createOffer({ txCode: true });
+      assert.ok(offer.txCode);
+
+      const page = await browser.newPage();
+      const seen = watch(page);
+      await page.setViewport({ width: 1000, height: 900, deviceScaleFactor: 1 });
+      await page.goto(`${ctx.baseUrl}/`, { waitUntil: "networkidle0" });
+      await page.type("#token", await ctx.token({ "org-a": ["owner"] }, "hana"));
+      await page.keyboard.press("Enter");
+      await page.waitForSelector("#console:not([hidden])");
+      const msg = () => text(page, "#console-msg");
+
+      await page.type("#offer-uri", offer.offerUri);
+      await page.click("#offer-form button");
+      await page.waitForSelector("#oid4vc-offers li[data-offer]");
+      assert.equal(await msg(), "Offer received.");
+      const item = "#oid4vc-offers li[data-offer]";
+      assert.match(await text(page, item), /offer-received/);
+      assert.match(await text(page, item), new RegExp(relay.origin.replaceAll(".", "\\.")));
+
+      const accept = async (code: string) => {
+        await page.$eval(
+          `${item} input[aria-label="Transaction code"]`,
+          (e) => ((e as unknown as { value: string }).value = ""),
+        );
+        await page.type(`${item} input[aria-label="Transaction code"]`, code);
+        const buttons = await page.$$(`${item} button`);
+        for (const b of buttons) {
+          if ((await b.evaluate((e) => e.textContent)) === "Accept offer") await b.click();
+        }
+      };
+      // A wrong code: the issuer refuses, the page shows why, the offer can be accepted again.
+      const wrong = offer.txCode === "0000" ? "1111" : "0000";
+      await accept(wrong);
+      await page.waitForFunction(() =>
+        /invalid|transaction|tx_code|grant/i.test(
+          (globalThis as unknown as Win).document.getElementById("console-msg")!.textContent!,
+        )
+      );
+      assert.match(await text(page, item), /offer-received/);
+      await accept(offer.txCode!);
+      await page.waitForSelector("#sd-jwt-credentials li[data-sd-jwt]", { timeout: 15_000 });
+      await page.waitForFunction(() =>
+        /done/.test(
+          (globalThis as unknown as Win).document.getElementById("oid4vc-offers")!.textContent!,
+        )
+      );
+      const credential = await text(page, "#sd-jwt-credentials li[data-sd-jwt]");
+      // The default claims of the peer, nested disclosure included, as the issuer issued them.
+      for (const claim of [/given_name=/, /family_name=/, /street_address/, /issuing_country=/]) {
+        assert.match(credential, claim);
+      }
+      await shot(page, "console-oid4vc.png");
+
+      const stored = await expectJson(
+        await ctx.call("GET", "/orgs/org-a/sd-jwt-credentials", {
+          token: await ctx.token({ "org-a": ["holder"] }),
+        }),
+        200,
+      );
+      assert.equal((stored.data as unknown[]).length, 1);
+      // The wrong code's answer is the contract's 502 (the issuer refused); Chromium logs it. Any
+      // other console error fails the test.
+      const refused = seen.errors.filter((e) =>
+        / 502 .*\/openid4vc\/offers\/[^/]+\/accept$/.test(e)
+      );
+      assert.equal(refused.length, 1, seen.errors.join("\n"));
+      assert.deepEqual(seen.errors.filter((e) => !refused.includes(e)), []);
+    } finally {
+      await close();
+      await ctx.close();
+      await issuer.close();
+      await relay.close();
     }
   },
 });
