@@ -17,7 +17,8 @@ import {
   offerMessage,
 } from "../credentials/helpers.ts";
 import { keys } from "../../src/kv/mod.ts";
-import { interopOptions } from "../interop/availability.ts";
+import { credoInterop, interopOptions } from "../interop/availability.ts";
+import { receiveInvitation, withCredoIssuer } from "../interop/holder_service.ts";
 import { startOid4vcIssuer } from "../interop/oid4vc_peer.ts";
 import { startRelay } from "../interop/oid4vc_relay.ts";
 import { freePort } from "../support/service_process.ts";
@@ -132,6 +133,19 @@ async function resolved(page: Page, act: () => Promise<void>) {
     doc: await text(page, "#r-doc"),
     error: await text(page, "#r-error"),
   };
+}
+
+/**
+ * Clicks the button labelled `label` inside `scope`, found and clicked in one step in the page:
+ * the console re-renders its lists after each action, so a handle taken earlier may be detached.
+ */
+async function clickLabeled(page: Page, scope: string, label: string): Promise<void> {
+  const clicked = await page.$$eval(`${scope} button`, (buttons, l) => {
+    const b = buttons.find((x) => x.textContent === l) as unknown as { click(): void } | undefined;
+    b?.click();
+    return b !== undefined;
+  }, label);
+  assert.ok(clicked, `a "${label}" button in ${scope}`);
 }
 
 async function shot(page: Page, name: string) {
@@ -376,16 +390,7 @@ Deno.test({
       await page.waitForSelector(`#exchanges li[data-exchange="${received.id}"]`);
 
       const act = async (id: string, label: string) => {
-        const buttons = await page.$$(`#exchanges li[data-exchange="${id}"] button`);
-        let clicked = false;
-        for (const b of buttons) {
-          if ((await b.evaluate((e) => e.textContent)) === label) {
-            await b.click();
-            clicked = true;
-            break;
-          }
-        }
-        assert.ok(clicked, `${label} button for ${id}`);
+        await clickLabeled(page, `#exchanges li[data-exchange="${id}"]`, label);
         await page.waitForFunction(
           (l) =>
             (globalThis as unknown as Win).document.getElementById("console-msg")!.textContent ===
@@ -468,10 +473,7 @@ Deno.test({
           (e) => ((e as unknown as { value: string }).value = ""),
         );
         await page.type(`${item} input[aria-label="Transaction code"]`, code);
-        const buttons = await page.$$(`${item} button`);
-        for (const b of buttons) {
-          if ((await b.evaluate((e) => e.textContent)) === "Accept offer") await b.click();
-        }
+        await clickLabeled(page, item, "Accept offer");
       };
       // A wrong code: the issuer refuses, the page shows why, the offer can be accepted again.
       const wrong = offer.txCode === "0000" ? "1111" : "0000";
@@ -517,4 +519,82 @@ Deno.test({
       await relay.close();
     }
   },
+});
+
+Deno.test({
+  name:
+    "console: a real Credo issuer's credential offer is accepted, and its credential accepted " +
+    "(ack sent), from the page",
+  ignore: ignore || credoInterop.ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withCredoIssuer("org-a", async (issuer, ctx) => {
+      // The connection is made over the API (the console has no invitation form); everything
+      // after the offer is done from the page.
+      const token = await ctx.token({ "org-a": ["owner"] }, "olga");
+      const inv = await issuer.createInvitation("didexchange");
+      await receiveInvitation(ctx, "org-a", token, inv.invitationUrl);
+      const theirs = await issuer.waitForConnection(inv.outOfBandId, "completed", 15_000);
+      const offer = await issuer.offerCredential({ connectionId: theirs.id });
+      const exchange = async (state: string) =>
+        await waitFor(`our exchange in ${state}`, async () => {
+          const list = await expectJson(
+            await ctx.call("GET", "/orgs/org-a/credentials", { token }),
+            200,
+          );
+          return (list.data as { id: string; threadId: string; state: string }[]).find((x) =>
+            x.threadId === offer.threadId && x.state === state
+          );
+        }, 15_000);
+      const offered = await exchange("offer-received");
+
+      const { browser, close } = await launch();
+      try {
+        const page = await browser.newPage();
+        const seen = watch(page);
+        await page.setViewport({ width: 1000, height: 900, deviceScaleFactor: 1 });
+        await page.goto(`${ctx.baseUrl}/`, { waitUntil: "networkidle0" });
+        await page.type("#token", token);
+        await page.keyboard.press("Enter");
+        const row = `#exchanges li[data-exchange="${offered.id}"]`;
+        await page.waitForSelector(row);
+        const click = async (label: string) => {
+          await clickLabeled(page, row, label);
+          await page.waitForFunction(
+            (l) =>
+              (globalThis as unknown as Win).document.getElementById("console-msg")!
+                .textContent === `Done: ${l}.`,
+            {},
+            label,
+          );
+        };
+        await click("Accept offer");
+        // Credo answers the request with the credential; the page shows it after a refresh.
+        await exchange("credential-received");
+        await page.click("#refresh");
+        await page.waitForFunction(() =>
+          /credential-received/.test(
+            (globalThis as unknown as Win).document.getElementById("exchanges")!.textContent!,
+          )
+        );
+        await click("Accept credential");
+        // The message comes before the list is reloaded: wait for the row to say so.
+        await page.waitForFunction(() =>
+          /State\s*done/.test(
+            (globalThis as unknown as Win).document.getElementById("exchanges")!.innerText,
+          )
+        );
+        const theirRecord = await issuer.waitForCredential(
+          offer.credentialExchangeId,
+          "done",
+          15_000,
+        );
+        assert.equal(theirRecord.state, "done");
+        await shot(page, "console-exchange-credo.png");
+        assert.deepEqual(seen.errors, []);
+      } finally {
+        await close();
+      }
+    }),
 });
