@@ -578,6 +578,8 @@ Deno.test({
             (globalThis as unknown as Win).document.getElementById("exchanges")!.textContent!,
           )
         );
+        // No webhook endpoint is registered: the events' deliveries say they sent nothing.
+        assert.match(await text(page, "#deliveries"), /without a request: no endpoint/);
         await click("Accept credential");
         // The message comes before the list is reloaded: wait for the row to say so.
         await page.waitForFunction(() =>

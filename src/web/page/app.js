@@ -301,7 +301,12 @@ async function loadDeliveries() {
       { "data-delivery": d.id, "data-status": d.status },
       facts([
         ["Event", d.eventType],
-        ["Status", d.status],
+        [
+          "Status",
+          d.skipped
+            ? "succeeded without a request: no endpoint was registered (or it was disabled)"
+            : d.status,
+        ],
         ["Attempts", d.attemptCount],
         ["Last answer", d.lastStatus ?? d.lastError],
         ["Created", d.createdAt],
