@@ -150,11 +150,19 @@ Deno.test("OTEL_DENO=true: spans for delivery attempts and inbound DIDComm linke
       await waitFor(`metric ${name}`, () => otlp.metrics.has(name), 10_000);
     }
     const points = (name: string) => JSON.stringify(otlp.metrics.get(name));
-    assert.match(points("outbox.deliveries"), /succeeded/);
-    assert.match(points("didcomm.messages"), /"in"/);
-    assert.match(points("didcomm.messages"), /"out"/);
-    assert.match(points("did.cache.lookups"), /"hit"/);
-    assert.match(points("did.cache.lookups"), /"miss"/);
+    // Exports are periodic: an export between two recordings carries the first only, and the
+    // next one the rest. Wait for each expected point rather than for the first export.
+    const expected: [string, RegExp][] = [
+      ["outbox.deliveries", /succeeded/],
+      ["didcomm.messages", /"in"/],
+      ["didcomm.messages", /"out"/],
+      ["did.cache.lookups", /"hit"/],
+      ["did.cache.lookups", /"miss"/],
+    ];
+    for (const [name, re] of expected) {
+      await waitFor(`${name} ${re}`, () => re.test(points(name)), 10_000)
+        .catch(() => assert.match(points(name), re));
+    }
   } finally {
     await svc.kill();
     await peer.close();
