@@ -49,10 +49,24 @@ export function requestIdFrom(given: string | null | undefined): string {
   return given && SAFE_ID.test(given) ? given : crypto.randomUUID();
 }
 
-/** The level of a request's log line: 5xx error (but 501), 4xx info, else debug. */
+/**
+ * The level of a request's log line: 5xx error, but 502/504 warn (`peerStatusLevel`) and 501 info
+ * (a DID method we do not support: the caller's choice, not our failure); 4xx info; else debug.
+ */
 function requestLevel(status: number): LogLevel {
-  // 501 is a DID method we do not support: the caller's choice, not our failure.
-  return status >= 500 && status !== 501 ? "error" : status >= 400 ? "info" : "debug";
+  return status >= 500 && status !== 501
+    ? peerStatusLevel(status)
+    : status >= 400
+    ? "info"
+    : "debug";
+}
+
+/**
+ * The level for a 5xx answer: warn for 502 and 504 (a peer — an issuer, a DID host, an upstream
+ * resolver — failed or refused, e.g. a wrong transaction code), error for the rest (ours).
+ */
+export function peerStatusLevel(status: number): "warn" | "error" {
+  return status === 502 || status === 504 ? "warn" : "error";
 }
 
 /** Whether a request answered with `status` gets a log line at the current level. */

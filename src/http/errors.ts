@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { STATUS_CODES } from "node:http";
 import { AppError } from "../errors.ts";
-import { log } from "../log.ts";
+import { log, peerStatusLevel } from "../log.ts";
 import type { AppEnv } from "./env.ts";
 
 /** The HTTP reason phrase of a status. */
@@ -40,7 +40,12 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
   const requestId = c.get("requestId");
   if (err instanceof AppError) {
     if (err.status >= 500) {
-      log("error", err.message, { requestId, code: err.code, cause: err.cause, path: c.req.path });
+      log(peerStatusLevel(err.status), err.message, {
+        requestId,
+        code: err.code,
+        cause: err.cause,
+        path: c.req.path,
+      });
     }
     return errorResponse(c, err.status, err.message, {
       details: err.details,
