@@ -209,8 +209,7 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; l
   const app = createRouter();
   const isPublic = deps.isPublic;
   const scope: "public" | "private" = isPublic ? "public" : "private";
-  const maxAge = (answer: DidAnswer) =>
-    answer.freshness.kind === "immutable" ? -1 : maxAgeAt(answer, deps.now());
+  const maxAge = (answer: DidAnswer) => maxAgeAt(answer, deps.now);
   const cacheControl = (age: number) => cacheControlFor(age, scope);
   const notAcceptable = encoder.encode(JSON.stringify(withServedFromCache(
     resolutionError(

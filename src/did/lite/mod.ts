@@ -47,11 +47,14 @@ export function plainBearer(header: string | null | undefined): string | undefin
     : undefined;
 }
 
-/** Seconds of freshness left to announce: -1 immutable, -2 none (no-store), else max-age. */
-export function maxAge(answer: DidAnswer, now: number): number {
+/**
+ * Seconds of freshness left to announce: -1 immutable, -2 none (no-store), else max-age. The
+ * clock is read only for an answer that counts down (a warm did:key answer reads none).
+ */
+export function maxAge(answer: DidAnswer, now: () => number): number {
   const f = answer.freshness;
   if (f.kind === "immutable") return -1;
-  if (f.kind === "until") return Math.max(0, Math.floor((f.expiresAt - now) / 1000));
+  if (f.kind === "until") return Math.max(0, Math.floor((f.expiresAt - now()) / 1000));
   return -2;
 }
 
