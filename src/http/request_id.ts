@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { finishFastAnswer, logRequest, requestIdFrom } from "../log.ts";
 import type { AppEnv } from "./env.ts";
 
-export { finishFastAnswer, logRequest, requestIdFrom };
+export { finishFastAnswer };
 
 /** `requestIdFrom` the request, stored in `c.var.requestId`. */
 export function assignRequestId(c: Context<AppEnv>): string {
