@@ -1,10 +1,11 @@
 /**
- * Fast lanes: a feature may answer some requests before the router runs, for the hottest cached
- * answers (`GET /dids/{did}` with a cached token and a cached resolution). A lane returns a
- * Response only when it can give exactly the answer its route would, log line included (the
- * request id follows `finishFastAnswer` in `log.ts`); for anything else (a miss, an unusual header, an error) it returns undefined and the
- * request goes through the router as usual. So a lane is an optimization with no behaviour of
- * its own: every test of the route holds for it too (the app's `request` goes through it).
+ * Fast lanes: a feature may answer some requests before the router runs, for its hottest routes
+ * (`GET /dids/{did}` with a cached token: from the caches, or resolving a plain DID). A lane
+ * returns a Response only when it can give exactly the answer its route would, log line included
+ * (the one difference: the request id, which follows `finishFastAnswer` in `log.ts`); for
+ * anything else (an unusual header, an error) it returns undefined and the request goes through
+ * the router as usual. So a lane is an optimization with no other behaviour of its own: every
+ * test of the route holds for it too (the app's `request` goes through it).
  *
  * A feature hands its lane to `createApp` beside its router (see `did/routes.ts`).
  *

@@ -7,17 +7,9 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { createEarlyLane } from "../../src/did/lite/mod.ts";
 import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
 import { createTestContext } from "../support/context.ts";
+import { laneRequest as get, snapshot } from "./lane_requests.ts";
 
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
-
-function get(path: string, headers: Record<string, string> = {}, method = "GET") {
-  return new Request(`http://localhost${path}`, { method, headers });
-}
-
-async function snapshot(res: Response) {
-  const headers = [...res.headers].filter(([k]) => k !== "x-request-id");
-  return { status: res.status, headers, body: await res.text() };
-}
 
 Deno.test("early lane: a public Ed25519 did:key gets exactly the route's answer", async () => {
   const ctx = await createTestContext({ env: { DID_RESOLUTION_PUBLIC: "true" } });

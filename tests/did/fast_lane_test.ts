@@ -8,6 +8,7 @@ import { didRoutes } from "../../src/did/mod.ts";
 import { setLogLevel } from "../../src/log.ts";
 import { createTestContext, signToken, type TestContext } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
+import { laneRequest as get, snapshot } from "./lane_requests.ts";
 
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -31,15 +32,6 @@ function laneOf(ctx: TestContext): (req: Request) => Response | undefined {
     assert.ok(!(res instanceof Promise), `${req.url}: resolved instead of answered from a cache`);
     return res;
   };
-}
-
-function get(path: string, headers: Record<string, string> = {}, method = "GET") {
-  return new Request(`http://localhost${path}`, { method, headers });
-}
-
-async function snapshot(res: Response) {
-  const headers = [...res.headers].filter(([k]) => k !== "x-request-id");
-  return { status: res.status, headers, body: await res.text() };
 }
 
 Deno.test("fast lane: a warm GET /dids gets exactly the route's answer", async () => {
