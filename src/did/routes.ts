@@ -47,7 +47,8 @@ import {
   plainBearer,
   plainDidPathStart,
 } from "./lite/mod.ts";
-import { type CachingResolver, Lru } from "./cache.ts";
+import type { CachingResolver } from "./cache.ts";
+import { Lru } from "../lru.ts";
 import { DEREF_ERRORS, dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
 import { DID_PREFIXES, didTargetOf } from "./did_url.ts";
 import { DidDocumentSchema, DidResolutionResultSchema } from "./schemas.ts";
