@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { ed25519ToMontgomery } from "./edwards/mod.ts";
+import { ed25519ToMontgomery } from "./edwards.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 

@@ -17,7 +17,7 @@ export {
   type Ed25519Decoded,
   ed25519ToMontgomery,
   isEd25519Point,
-} from "./edwards/mod.ts";
+} from "./edwards.ts";
 export { type Resealable, resealAll, type ResealReport } from "./rotation.ts";
 export {
   bytesToVerkey,

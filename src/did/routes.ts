@@ -46,7 +46,7 @@ import {
   maxAge as maxAgeAt,
   plainBearer,
   plainDidPathStart,
-} from "./lite/mod.ts";
+} from "./lite.ts";
 import type { CachingResolver } from "./cache.ts";
 import { Lru } from "../lru.ts";
 import { DEREF_ERRORS, dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";

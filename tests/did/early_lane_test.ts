@@ -1,10 +1,10 @@
 /**
- * The early lane (src/did/lite/mod.ts), which answers while `src/main.ts` loads the app: when it
+ * The early lane (src/did/lite.ts), which answers while `src/main.ts` loads the app: when it
  * answers, it answers byte for byte what the route answers; everything else it declines.
  */
 import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { createEarlyLane } from "../../src/did/lite/mod.ts";
+import { createEarlyLane } from "../../src/did/lite.ts";
 import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
 import { createTestContext } from "../support/context.ts";
 import { laneRequest as get, snapshot } from "./lane_requests.ts";

@@ -1,9 +1,9 @@
 /**
  * The did:key (and did:peer:0) document of an Ed25519 key with base58 verification methods: the
- * common case, kept free of curve libraries so that the early lane (`did/lite/`) can load it. One
+ * common case, kept free of curve libraries so that the early lane (`did/lite.ts`) can load it. One
  * field exponentiation checks the key and gives its X25519 key agreement key.
  */
-import { decodeEd25519 } from "../../crypto/edwards/mod.ts";
+import { decodeEd25519 } from "../../crypto/lite.ts";
 import { encodeBase58, encodeMultibaseKey } from "../multicodec.ts";
 import { type DidDocument, fail, ok, type Result, type VerificationMethod } from "../types.ts";
 import { BASE58_TYPES, contextFor } from "../verification_method.ts";

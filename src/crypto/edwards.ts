@@ -11,8 +11,8 @@
  * Small-order points (the eight torsion points, y ∈ {1, −1, 0, ±y₈}) have no usable X25519 key;
  * the identity (y = 1) is not accepted as a public key at all (as noble's `assertValidity`).
  *
- * A folder of its own so that the DID resolver's early lane (`did/lite/`) can load it without
- * the rest of `crypto/` (secrets, rotation, KV).
+ * Free of imports, and reached from other folders through `crypto/lite.ts`, so that the DID
+ * resolver's early lane can load it without the rest of `crypto/` (secrets, rotation, KV).
  *
  * @module
  */

@@ -7,13 +7,13 @@
  *
  * @module
  */
-import { finishFastAnswer } from "../../log.ts";
-import { DidAnswer, withServedFromCache } from "../answer.ts";
-import { negotiate, type Representation } from "../content_negotiation.ts";
-import { ed25519KeyDocument } from "../methods/key_ed25519.ts";
-import { decodeMultibaseKey } from "../multicodec.ts";
-import { parseDidWithReason } from "../syntax.ts";
-import { resolutionSuccess } from "../types.ts";
+import { finishFastAnswer } from "../log.ts";
+import { DidAnswer, withServedFromCache } from "./answer.ts";
+import { negotiate, type Representation } from "./content_negotiation.ts";
+import { ed25519KeyDocument } from "./methods/key_ed25519.ts";
+import { decodeMultibaseKey } from "./multicodec.ts";
+import { parseDidWithReason } from "./syntax.ts";
+import { resolutionSuccess } from "./types.ts";
 
 /** `Cache-Control` max-age of answers derived from the DID alone. */
 export const IMMUTABLE_SECONDS = 86400;
