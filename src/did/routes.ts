@@ -26,7 +26,6 @@ import {
   createRouter,
   errorResponses,
   type FastLane,
-  finishFastAnswer,
   requireBearer,
   type TokenVerifier,
 } from "../http/mod.ts";
@@ -43,6 +42,7 @@ import {
   answerResponse,
   cacheControlFor,
   didFromUrl,
+  finishFastAnswer,
   maxAge as maxAgeAt,
   plainBearer,
   plainDidPathStart,

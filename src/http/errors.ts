@@ -2,8 +2,9 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { STATUS_CODES } from "node:http";
 import { AppError } from "../errors.ts";
-import { log, peerStatusLevel } from "../log.ts";
+import { log } from "../log.ts";
 import type { AppEnv } from "./env.ts";
+import { peerStatusLevel } from "./request_log.ts";
 
 /** The HTTP reason phrase of a status. */
 export function reason(status: number): string {

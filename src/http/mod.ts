@@ -33,7 +33,8 @@ export { errorResponses, ErrorSchema, jsonContent, uuidSchema } from "./openapi.
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { parseLimit } from "./pagination.ts";
 export { clientAddress } from "./client_address.ts";
-export { assignRequestId, finishFastAnswer, finishRequest } from "./request_id.ts";
+export { assignRequestId, finishRequest } from "./request_id.ts";
+export { logRequest, requestIdFrom, requestLevel } from "./request_log.ts";
 export type { FastLane } from "./fast_lane.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";

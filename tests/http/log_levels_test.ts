@@ -3,7 +3,8 @@
  * failed or refused (502, 504), info for 4xx and 501, debug otherwise.
  */
 import assert from "node:assert/strict";
-import { logRequest, setLogLevel } from "../../src/log.ts";
+import { logRequest } from "../../src/http/mod.ts";
+import { setLogLevel } from "../../src/log.ts";
 
 Deno.test("request log lines: 500/503 error, 502/504 warn, 501 and 4xx info, 2xx debug", () => {
   const lines: { level: string; status: number }[] = [];
