@@ -191,14 +191,18 @@ function mapJoseError(err: unknown): AppError {
 }
 
 /** Pulls the bearer token out of an Authorization header; undefined when there is none. */
-export function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | null | undefined): string | undefined {
   if (!header) return undefined;
+  // The common form without a regex (the warm path of DID resolution reads it on every request).
+  if (header.length > 7 && header.startsWith("Bearer ") && header.indexOf(" ", 7) === -1) {
+    return header.slice(7);
+  }
   const m = /^Bearer[ ]+([^ ]+)\s*$/i.exec(header);
   return m?.[1];
 }
 
 /** Throws 401 when the header carries no bearer token. */
-export function requireBearer(header: string | undefined): string {
+export function requireBearer(header: string | null | undefined): string {
   const t = bearerToken(header);
   if (!t) {
     if (header && /^Bearer\b/i.test(header)) {

@@ -51,13 +51,13 @@ Deno.test("early lane: a public Ed25519 did:key gets exactly the route's answer"
   }
 });
 
-Deno.test("early lane: declines what only the app answers", () => {
+Deno.test("early lane: declines what only the app answers", async () => {
   const lane = createEarlyLane({ isPublic: true });
   const declined = [
     get(`/dids/${KEY_DID}?noCache=true`),
     get(`/dids/${KEY_DID}`, { "cache-control": "no-cache" }),
-    get(`/dids/${KEY_DID}`, { accept: "text/html" }),
     get(`/dids/${KEY_DID}`, {}, "POST"),
+    get("/1.0/methods"),
     get(`/dids/${KEY_DID}%23z6Mk`),
     get(`/dids/did:key:${encodeMultibaseKey("Ed25519", new Uint8Array(32).fill(0xff))}`), // y ≥ p
     get("/dids/did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme"), // secp256k1
@@ -66,4 +66,20 @@ Deno.test("early lane: declines what only the app answers", () => {
   ];
   for (const req of declined) assert.equal(lane(req), undefined, req.url);
   assert.equal(createEarlyLane({ isPublic: false })(get(`/dids/${KEY_DID}`)), undefined);
+
+  // What needs nothing more it answers as the app does: an unacceptable Accept.
+  const ctx = await createTestContext({ env: { DID_RESOLUTION_PUBLIC: "true" } });
+  try {
+    for (
+      const req of [
+        get(`/dids/${KEY_DID}`, { accept: "text/html" }),
+      ]
+    ) {
+      const early = lane(req.clone());
+      assert.ok(early, `${req.method} ${req.url}`);
+      assert.deepEqual(await snapshot(early), await snapshot(await ctx.app.request(req)));
+    }
+  } finally {
+    await ctx.close();
+  }
 });

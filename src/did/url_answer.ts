@@ -1,0 +1,139 @@
+/**
+ * The answers to DID URLs, the dereferencing step of `answerDid` (CONTRACT "Universal Resolver API
+ * and DID URL dereferencing"): resolve the DID URL's DID (at the asked version) through the cache,
+ * dereference it (`dereference.ts`, pure), and answer the resource, a dereferencing result, a 303
+ * to a service endpoint, or an error keyword with its status. A DID with version parameters only
+ * is a resolution, answered like one unless the caller asked for a dereferencing result.
+ *
+ * @module
+ */
+import { answerHeaders, cacheControlFor, maxAge, resolutionResponse } from "./answer.ts";
+import type { ResolveOptions } from "./cache.ts";
+import {
+  type DerefRepresentation,
+  negotiate,
+  negotiateDereferencing,
+} from "./content_negotiation.ts";
+import { dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
+import { parseDidWithReason } from "./syntax.ts";
+import type { DidVersion, Resolution } from "./types.ts";
+
+/** HTTP status of each dereferencing error keyword (CONTRACT). */
+const DEREF_STATUS: Record<DerefError, number> = {
+  invalidDidUrl: 400,
+  invalidDid: 400,
+  notFound: 404,
+  representationNotSupported: 406,
+  methodNotSupported: 501,
+  internalError: 500,
+};
+
+/** What DID URL answers need. */
+export interface UrlAnswerDeps {
+  resolver: { lookup(did: string, options?: ResolveOptions): Promise<Resolution> };
+  /** `DID_RESOLUTION_PUBLIC`: answers may be kept by shared caches. */
+  isPublic: boolean;
+  now: () => number;
+}
+
+/** Builds the dereferencing step: `(didUrl, accept, noCache) → Response`. */
+export function createUrlAnswer(
+  deps: UrlAnswerDeps,
+): (didUrl: string, accept: string | undefined, noCache: boolean) => Promise<Response> {
+  const scope = deps.isPublic ? "public" : "private";
+  return async (didUrl, accept, noCache) => {
+    const rep = negotiateDereferencing(accept);
+    if (rep === null) {
+      return failure(
+        { kind: "result", contentType: "application/json" },
+        "representationNotSupported",
+        "None of the Accept media types is offered for a DID URL; use " +
+          "application/did-url-dereferencing, application/did+ld+json, application/json or " +
+          "text/uri-list.",
+      );
+    }
+    const parsed = parseDidWithReason(didUrl);
+    if (!parsed.ok) {
+      const didPart = didUrl.slice(0, didEnd(didUrl));
+      const keyword: DerefError = parseDidWithReason(didPart).ok ? "invalidDidUrl" : "invalidDid";
+      const what = keyword === "invalidDid" ? "DID" : "DID URL";
+      return failure(rep, keyword, `${clip(didUrl)} is not a valid ${what}: ${parsed.message}.`);
+    }
+    const p = parsed.value;
+    const params = new URLSearchParams(p.query ?? "");
+    let version: DidVersion | undefined;
+    let onlyVersion = true;
+    for (const [name, value] of params) {
+      if ((VERSION_PARAMETERS as readonly string[]).includes(name)) {
+        (version ??= {})[name as keyof DidVersion] = value;
+      } else onlyVersion = false;
+    }
+    const resolution = await deps.resolver.lookup(p.did, { noCache, version });
+    if (onlyVersion && p.path === undefined && p.fragment === undefined) {
+      const resolutionRep = negotiate(accept);
+      if (resolutionRep !== null && rep.kind !== "result") {
+        return resolutionResponse(resolution, resolutionRep, scope, deps.now);
+      }
+    }
+    const outcome = dereference(p, resolution.result, { wantsUriList: rep.kind === "uri-list" });
+    if (outcome.kind === "error") return failure(rep, outcome.error, outcome.message);
+    const cc = cacheControlFor(maxAge(resolution.freshness, deps.now), scope);
+    if (outcome.kind === "redirect") {
+      return new Response(null, {
+        status: 303,
+        headers: {
+          location: outcome.location,
+          "cache-control": cc,
+          vary: "Accept",
+        },
+      });
+    }
+    const status = outcome.deactivated ? 410 : 200;
+    if (rep.kind === "result") {
+      const servedFromCache = resolution.result.didResolutionMetadata.servedFromCache === true;
+      const body = {
+        dereferencingMetadata: { contentType: outcome.contentType, servedFromCache },
+        contentStream: outcome.content,
+        contentMetadata: outcome.contentMetadata,
+      };
+      return new Response(JSON.stringify(body), {
+        status,
+        headers: answerHeaders(rep.contentType, cc),
+      });
+    }
+    const contentType = (rep.kind === "resource" ? rep.contentType : undefined) ??
+      outcome.contentType;
+    return new Response(JSON.stringify(outcome.content), {
+      status,
+      headers: answerHeaders(contentType, cc),
+    });
+  };
+}
+
+function failure(rep: DerefRepresentation, error: DerefError, message: string): Response {
+  const body = {
+    dereferencingMetadata: { error, message },
+    contentStream: null,
+    contentMetadata: {},
+  };
+  return new Response(JSON.stringify(body), {
+    status: DEREF_STATUS[error],
+    headers: answerHeaders(
+      rep.kind === "result" ? rep.contentType : "application/json",
+      "no-store",
+    ),
+  });
+}
+
+/** Where the DID of a DID URL ends (its first `/`, `?` or `#`). */
+function didEnd(didUrl: string): number {
+  for (let i = 4; i < didUrl.length; i++) {
+    const ch = didUrl[i];
+    if (ch === "/" || ch === "?" || ch === "#") return i;
+  }
+  return didUrl.length;
+}
+
+function clip(s: string): string {
+  return s.length > 120 ? s.slice(0, 117) + "..." : s;
+}
