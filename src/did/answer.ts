@@ -15,7 +15,8 @@
  * for an unacceptable `Accept`. `Cache-Control`: results derived from the DID alone
  * `max-age=86400, immutable`, cached network results their remaining freshness, failures
  * `no-store`; `public` when resolution needs no token, else `private` (a shared cache must not
- * answer callers the service would refuse).
+ * answer callers the service would refuse). Any web origin may call (`*`, no credentials), and a
+ * preflight needs no token.
  *
  * Warm path: a token the verifier has seen, a memoized `Accept` answer, a resolution held in
  * memory, and a prepared Response cloned (building one validates every header, about 1 µs each,
@@ -86,10 +87,28 @@ export type AnswerDid = (
   hosted?: boolean,
 ) => Response | Promise<Response> | undefined;
 
-/** The headers of a DID answer: its type, its reuse, and the `Vary` it always has. */
+/** Headers every DID answer carries (CONTRACT: any origin, no credentials). */
+export const CORS_HEADERS = { "access-control-allow-origin": "*" } as const;
+
+/** The headers of a DID answer: its type, its reuse, and the CORS and `Vary` it always has. */
 export function answerHeaders(contentType: string, cacheControl: string): Record<string, string> {
-  return { "content-type": contentType, "cache-control": cacheControl, vary: "Accept" };
+  return {
+    "content-type": contentType,
+    "cache-control": cacheControl,
+    vary: "Accept",
+    ...CORS_HEADERS,
+  };
 }
+
+const PREFLIGHT: ResponseInit = {
+  status: 204,
+  headers: {
+    ...CORS_HEADERS,
+    "access-control-allow-methods": "GET",
+    "access-control-allow-headers": "Authorization, Accept",
+    "access-control-max-age": "86400",
+  },
+};
 
 const STATUS: Record<DidResolutionErrorCode, number> = {
   invalidDid: 400,
@@ -288,6 +307,7 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
           headers: {
             "content-type": "application/json",
             "cache-control": "no-store",
+            ...CORS_HEADERS,
           },
         }),
         t0,
@@ -332,6 +352,7 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
       if (doc === undefined) return undefined;
     } else return undefined;
     const method = req.method;
+    if (method === "OPTIONS") return finish(req, new Response(null, PREFLIGHT), path, hosted);
     if (method !== "GET" && method !== "HEAD") return undefined;
 
     const done: Done = (res, t0) => finish(req, res, path, hosted, t0);
@@ -351,6 +372,7 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
             const id = requestIdFrom(req.headers.get("x-request-id"));
             const res = auth.errorResponse(err, id, url.slice(path));
             if (res === undefined) throw err;
+            for (const [k, v] of Object.entries(CORS_HEADERS)) res.headers.set(k, v);
             return finish(req, res, path, hosted, t0, id);
           },
         );

@@ -48,7 +48,8 @@ export function resolveRoute(isPublic: boolean, universal: boolean) {
       "stays as written); a path starting with `did%3A` is percent-decoded once. " +
       "A DID URL is dereferenced: the fragment arrives encoded (`%23key-1`), the DID parameters " +
       "encoded in the path or as the HTTP query (`?service=files&relativeRef=/a` answers 303). " +
-      "`?noCache=true` or `Cache-Control: no-cache` bypasses and refreshes the cache.",
+      "`?noCache=true` or `Cache-Control: no-cache` bypasses and refreshes the cache. " +
+      "Any web origin may call (`Access-Control-Allow-Origin: *`); a preflight needs no token.",
     tags: ["DID resolution"],
     ...(isPublic ? { security: [] } : {}),
     request: {

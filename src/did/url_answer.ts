@@ -7,7 +7,13 @@
  *
  * @module
  */
-import { answerHeaders, cacheControlFor, maxAge, resolutionResponse } from "./answer.ts";
+import {
+  answerHeaders,
+  cacheControlFor,
+  CORS_HEADERS,
+  maxAge,
+  resolutionResponse,
+} from "./answer.ts";
 import type { ResolveOptions } from "./cache.ts";
 import {
   type DerefRepresentation,
@@ -85,6 +91,7 @@ export function createUrlAnswer(
           location: outcome.location,
           "cache-control": cc,
           vary: "Accept",
+          ...CORS_HEADERS,
         },
       });
     }

@@ -67,12 +67,13 @@ Deno.test("early lane: declines what only the app answers", async () => {
   for (const req of declined) assert.equal(lane(req), undefined, req.url);
   assert.equal(createEarlyLane({ isPublic: false })(get(`/dids/${KEY_DID}`)), undefined);
 
-  // What needs nothing more it answers as the app does: an unacceptable Accept.
+  // What needs nothing more it answers as the app does: an unacceptable Accept, a preflight.
   const ctx = await createTestContext({ env: { DID_RESOLUTION_PUBLIC: "true" } });
   try {
     for (
       const req of [
         get(`/dids/${KEY_DID}`, { accept: "text/html" }),
+        get(`/dids/${KEY_DID}`, { origin: "https://wallet.example" }, "OPTIONS"),
       ]
     ) {
       const early = lane(req.clone());
