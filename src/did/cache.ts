@@ -3,7 +3,8 @@
  * (results and their freshness), never HTTP.
  *
  * - Stores: memory (the one bounded map, `Lru`: answers ready to serve, read synchronously) in
- *   front of a durable `DidCacheStore` shared by every process (`kvCacheStore`: Deno KV).
+ *   front of a durable `DidCacheStore` shared by every process (`kvCacheStore`: Deno KV, read with
+ *   eventual consistency, so that an edge instance reads its nearby replica).
  * - Deterministic results (did:key, did:jwk, did:peer 0/2/4 long) are memoized in memory. They are
  *   recomputed-equivalent, never stale, and not "the cache" of the contract: `servedFromCache`
  *   stays false for them (it is true only for a stored network answer).
@@ -68,11 +69,16 @@ export interface DidCacheStore {
   set(key: string, entry: DidCacheEntry, keepMs: number): Promise<void>;
 }
 
-/** The store on Deno KV. */
+/**
+ * The store on Deno KV. Reads are eventual: on Deno Deploy an instance far from the primary reads
+ * its nearby replica (a few ms instead of a round trip to the primary region), and a cached
+ * resolution a little older is what its TTL allows anyway. Records that decide what a request may
+ * do are read strongly elsewhere (CONTRACT "DID resolution"; tests/did/kv_reads_test.ts).
+ */
 export function kvCacheStore(kv: Deno.Kv): DidCacheStore {
   return {
     async get(key) {
-      const got = await kv.get<DidCacheEntry>(keys.didCache(key));
+      const got = await kv.get<DidCacheEntry>(keys.didCache(key), { consistency: "eventual" });
       return isEntry(got.value) ? got.value : undefined;
     },
     async set(key, entry, keepMs) {
