@@ -1,27 +1,20 @@
 /**
  * `answerDid`: the one way a request to `/dids/…` or `/1.0/…` is answered, whichever entrance it
- * comes through — the early lane (`lite.ts`, before the app loads), the door in front of the
- * router (`src/app.ts`) and the Hono routes (`routes.ts`, for what reaches the router):
- * parse → authorize → resolve through the cache → negotiate → encode → log.
+ * comes through (the early lane `lite.ts`, the door in front of the router in `src/app.ts`, the
+ * Hono routes in `routes.ts`): parse → authorize → resolve through the cache → negotiate → encode
+ * → log. An entrance may only call it with less around it: without a dependency (token checks, a
+ * resolver that waits, dereferencing, the documents) it declines (undefined) what needs one.
+ * `hosted` (the Hono routes): the app's middleware and `onError` write request id, line and errors.
  *
- * An entrance may only call it with less around it: without a dependency (token checks, waiting
- * for the resolver, dereferencing, the resolver's documents) the pipeline declines (undefined)
- * what would need it, and the request goes on to the next entrance. The Hono routes call it
- * `hosted`: the app's middleware and `onError` then write the request id, the log line and errors.
- *
- * CONTRACT "DID resolution": the path segment is taken raw (`did_url.ts`); the body is always a
- * DidResolutionResult, except that a resolved DID asked for as a bare document (`Accept`,
- * `content_negotiation.ts`) is the document alone; status by error code, 410 when deactivated, 406
- * for an unacceptable `Accept`. `Cache-Control`: results derived from the DID alone
- * `max-age=86400, immutable`, cached network results their remaining freshness, failures
- * `no-store`; `public` when resolution needs no token, else `private` (a shared cache must not
- * answer callers the service would refuse). Any web origin may call (`*`, no credentials), and a
- * preflight needs no token.
+ * CONTRACT "DID resolution": the path taken raw (`did_url.ts`); always a DidResolutionResult but
+ * for a bare document asked for by `Accept`; status by error code, 410 when deactivated, 406 for an
+ * unacceptable `Accept`; `Cache-Control` immutable for results derived from the DID, the remaining
+ * freshness of cached network results, `no-store` for failures, `public` only when resolution needs
+ * no token; any web origin (`*`, no credentials), and a preflight needs no token.
  *
  * Warm path: a token the verifier has seen, a memoized `Accept` answer, a resolution held in
- * memory, and a prepared Response cloned (building one validates every header, about 1 µs each,
- * and copies the body; a clone shares both). No clock read unless the answer's max-age counts
- * down, no request id unless asked for or logged.
+ * memory, a prepared Response cloned (building one validates every header, about 1 µs each); no
+ * clock read unless the max-age counts down, no request id unless asked for or logged.
  *
  * @module
  */
@@ -68,13 +61,23 @@ export interface AnswerDeps {
   /** Token checks; absent: only public resolution is answered. */
   auth?: AnswerAuth;
   /** DID URL dereferencing (`url_answer.ts`); absent: DID URLs are declined. */
-  dereference?: (didUrl: string, accept: string | undefined, noCache: boolean) => Promise<Response>;
+  dereference?: (
+    didUrl: string,
+    accept: string | undefined,
+    noCache: boolean,
+  ) => Promise<UrlAnswer>;
   /** JSON documents by path (`/1.0/methods`, …), answered under the same token rule. */
   documents?: ReadonlyMap<string, Uint8Array>;
   /** Clock, ms since epoch (read only for answers that count their max-age down). */
   now: () => number;
   /** Byte bound of the prepared responses; default 2 MiB. */
   preparedBytes?: number;
+}
+
+/** The answer to a DID URL; `peer`: it reports a peer's failure (see `Resolution.source`). */
+export interface UrlAnswer {
+  res: Response;
+  peer: boolean;
 }
 
 /**
@@ -110,7 +113,8 @@ const PREFLIGHT: ResponseInit = {
   },
 };
 
-const STATUS: Record<DidResolutionErrorCode, number> = {
+/** HTTP status of each error keyword of resolution and dereferencing (CONTRACT). */
+export const ERROR_STATUS: Record<DidResolutionErrorCode, number> = {
   invalidDid: 400,
   invalidDidUrl: 400,
   notFound: 404,
@@ -122,7 +126,7 @@ const STATUS: Record<DidResolutionErrorCode, number> = {
 /** HTTP status of a result (CONTRACT.md "DID resolution"); unknown error codes are 500. */
 export function statusOf(result: DidResolutionResult): number {
   const error = result.didResolutionMetadata.error;
-  if (error !== undefined) return STATUS[error] ?? 500;
+  if (error !== undefined) return ERROR_STATUS[error] ?? 500;
   if (result.didDocumentMetadata.deactivated === true) return 410;
   return 200;
 }
@@ -200,28 +204,18 @@ export function resolutionResponse(
   return resultResponse(statusOf(r.result), encode(r.result), rep, cc);
 }
 
-const NONE = { kind: "none" } as const;
 const JSON_REP: Representation = { kind: "result", contentType: "application/json" };
-const NOT_ACCEPTABLE: Resolution = {
-  result: withServedFromCache(
-    resolutionError(
-      "representationNotSupported",
-      "None of the Accept media types is offered; use application/did-resolution, " +
-        "application/json, application/did+json, application/did+ld+json or application/did.",
-    ),
-    false,
-  ),
-  freshness: NONE,
+const failed = (code: DidResolutionErrorCode, message: string): Resolution => ({
+  result: withServedFromCache(resolutionError(code, message), false),
+  freshness: { kind: "none" },
   source: "local",
-};
-const BAD_ENCODING: Resolution = {
-  result: withServedFromCache(
-    resolutionError("invalidDid", "The path segment is not valid percent-encoded UTF-8."),
-    false,
-  ),
-  freshness: NONE,
-  source: "local",
-};
+});
+const NOT_ACCEPTABLE = failed(
+  "representationNotSupported",
+  "None of the Accept media types is offered; use application/did-resolution, " +
+    "application/json, application/did+json, application/did+ld+json or application/did.",
+);
+const BAD_ENCODING = failed("invalidDid", "The path segment is not valid percent-encoded UTF-8.");
 const NO_CACHE = /(?:^|[\s,])no-cache(?:$|[\s,=])/i;
 
 /** Entry bound of the prepared responses; a Response object's own memory besides its body. */
@@ -267,117 +261,108 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
     return res.clone();
   }
 
-  /** The request id and log line (unless hosted); a HEAD request gets the headers only. */
-  function finish(
-    req: Request,
-    res: Response,
-    path: number,
-    hosted: boolean,
-    t0?: number,
-    id?: string,
-  ): Response {
+  /**
+   * The request id and log line (unless hosted); a HEAD request gets the headers only. `t0`: when
+   * the work began; `peer`: the answer reports a peer's failure (a network method's): warn, not
+   * error; `id`: one made already.
+   */
+  function finish(c: Call, res: Response, t0?: number, peer = false, id?: string): Response {
+    const req = c.req;
     if (req.method === "HEAD") res = new Response(null, res);
-    if (hosted) return res;
-    const logged = requestLogged(res.status);
+    if (c.hosted) return res;
+    const logged = requestLogged(res.status, peer);
     const given = req.headers.get("x-request-id");
     if (given === null && !logged && id === undefined) return res;
     const requestId = id ?? requestIdFrom(given);
     res.headers.set("x-request-id", requestId);
-    if (logged) logRequest(requestId, req.method, req.url.slice(path), res.status, t0);
+    if (logged) logRequest(requestId, req.method, req.url.slice(c.path), res.status, t0, peer);
     return res;
   }
 
-  /** Writes the request id and log line of an answer; `t0`: when its work began. */
-  type Done = (res: Response, t0?: number) => Response;
-
   /**
-   * Everything after the token rule, each answer finished by `done`; undefined when a step has no
-   * dependency here. `t0`: when the work began, if it already has (a token being verified).
+   * Everything after the token rule; undefined when a step has no dependency here. `t0`: when
+   * the work began, if it has (a token was verified first).
    */
-  function authorized(
-    req: Request,
-    didStart: number,
-    doc: Uint8Array | undefined,
-    done: Done,
-    t0?: number,
-  ): Response | Promise<Response> | undefined {
-    if (doc !== undefined) {
-      return done(
-        new Response(doc as Uint8Array<ArrayBuffer>, {
-          headers: {
-            "content-type": "application/json",
-            "cache-control": "no-store",
-            ...CORS_HEADERS,
-          },
-        }),
-        t0,
-      );
+  function authorized(c: Call, t0?: number): Response | Promise<Response> | undefined {
+    if (c.doc !== undefined) {
+      const headers = { "content-type": "application/json", "cache-control": "no-store" };
+      const body = c.doc as Uint8Array<ArrayBuffer>;
+      return finish(c, new Response(body, { headers: { ...headers, ...CORS_HEADERS } }), t0);
     }
-    const headers = req.headers;
+    const headers = c.req.headers;
     const accept = headers.get("accept") ?? undefined;
-    const target = didTargetOf(req.url, didStart);
+    const target = didTargetOf(c.req.url, c.didStart);
     const cc = headers.get("cache-control");
     const noCache = cc !== null && NO_CACHE.test(cc);
     if (target !== undefined && !target.plain) {
       if (deps.dereference === undefined) return undefined;
       t0 ??= performance.now();
       return deps.dereference(target.didUrl, accept, target.noCache || noCache)
-        .then((res) => done(res, t0));
+        .then((a) => finish(c, a.res, t0, a.peer));
     }
     const rep = negotiate(accept);
-    if (rep === null) return done(respond(NOT_ACCEPTABLE, JSON_REP), t0);
-    if (target === undefined) return done(respond(BAD_ENCODING, rep), t0);
+    if (rep === null) return finish(c, respond(NOT_ACCEPTABLE, JSON_REP), t0);
+    if (target === undefined) return finish(c, respond(BAD_ENCODING, rep), t0);
     const did = target.didUrl;
     if (!target.noCache && !noCache) {
       // A hit takes no measurable time (its log line says 0 ms): no clock read.
       const hit = resolver.peek(did);
-      if (hit !== undefined) return done(respond(hit, rep, true), t0);
+      if (hit !== undefined) {
+        return finish(c, respond(hit, rep, true), t0, hit.source === "network");
+      }
     }
     if (resolver.lookup === undefined) return undefined;
     t0 ??= performance.now();
     return resolver.lookup(did, { noCache: target.noCache || noCache })
-      .then((r) => done(respond(r, rep), t0));
+      .then((r) => finish(c, respond(r, rep), t0, r.source === "network"));
   }
 
   return (req, hosted = false) => {
     const url = req.url;
     const path = url.indexOf("/", url.indexOf("//") + 2);
-    let didStart = -1;
-    let doc: Uint8Array | undefined;
-    if (url.startsWith("/dids/", path)) didStart = path + 6;
-    else if (url.startsWith("/1.0/identifiers/", path)) didStart = path + 17;
+    const c: Call = { req, path, hosted, didStart: -1, doc: undefined };
+    if (url.startsWith("/dids/", path)) c.didStart = path + 6;
+    else if (url.startsWith("/1.0/identifiers/", path)) c.didStart = path + 17;
     else if (url.startsWith("/1.0/", path) && documents !== undefined) {
       const q = url.indexOf("?", path);
-      doc = documents.get(url.slice(path, q < 0 ? undefined : q));
-      if (doc === undefined) return undefined;
+      c.doc = documents.get(url.slice(path, q < 0 ? undefined : q));
+      if (c.doc === undefined) return undefined;
     } else return undefined;
     const method = req.method;
-    if (method === "OPTIONS") return finish(req, new Response(null, PREFLIGHT), path, hosted);
+    if (method === "OPTIONS") return finish(c, new Response(null, PREFLIGHT));
     if (method !== "GET" && method !== "HEAD") return undefined;
-
-    const done: Done = (res, t0) => finish(req, res, path, hosted, t0);
-    if (!deps.isPublic) {
-      if (auth === undefined) return undefined;
-      const authorization = req.headers.get("authorization");
-      if (auth.peek(authorization) === undefined) {
-        const t0 = performance.now();
-        return auth.verify(authorization).then(
-          async () => {
-            const res = await authorized(req, didStart, doc, done, t0);
-            if (res === undefined) throw new Error("this DID pipeline has no resolver that waits");
-            return res;
-          },
-          (err) => {
-            if (hosted) throw err;
-            const id = requestIdFrom(req.headers.get("x-request-id"));
-            const res = auth.errorResponse(err, id, url.slice(path));
-            if (res === undefined) throw err;
-            for (const [k, v] of Object.entries(CORS_HEADERS)) res.headers.set(k, v);
-            return finish(req, res, path, hosted, t0, id);
-          },
-        );
-      }
-    }
-    return authorized(req, didStart, doc, done);
+    if (deps.isPublic) return authorized(c);
+    if (auth === undefined) return undefined;
+    const authorization = req.headers.get("authorization");
+    if (auth.peek(authorization) !== undefined) return authorized(c);
+    const t0 = performance.now();
+    return auth.verify(authorization).then(
+      async () => {
+        const res = await authorized(c, t0);
+        if (res === undefined) throw new Error("this DID pipeline has no resolver that waits");
+        return res;
+      },
+      (err) => {
+        if (hosted) throw err;
+        const id = requestIdFrom(req.headers.get("x-request-id"));
+        const res = auth.errorResponse(err, id, url.slice(path));
+        if (res === undefined) throw err;
+        for (const [k, v] of Object.entries(CORS_HEADERS)) res.headers.set(k, v);
+        return finish(c, res, t0, false, id);
+      },
+    );
   };
+}
+
+/** One request going through the pipeline. */
+interface Call {
+  req: Request;
+  /** Where the URL's path starts. */
+  path: number;
+  /** Inside the router (see `AnswerDid`). */
+  hosted: boolean;
+  /** Where the DID (URL) starts in the URL, or -1 for a document. */
+  didStart: number;
+  /** The document asked for (`/1.0/methods`, …). */
+  doc: Uint8Array | undefined;
 }

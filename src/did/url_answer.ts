@@ -11,8 +11,10 @@ import {
   answerHeaders,
   cacheControlFor,
   CORS_HEADERS,
+  ERROR_STATUS,
   maxAge,
   resolutionResponse,
+  type UrlAnswer,
 } from "./answer.ts";
 import type { ResolveOptions } from "./cache.ts";
 import {
@@ -24,16 +26,6 @@ import { dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.
 import { parseDidWithReason } from "./syntax.ts";
 import type { DidVersion, Resolution } from "./types.ts";
 
-/** HTTP status of each dereferencing error keyword (CONTRACT). */
-const DEREF_STATUS: Record<DerefError, number> = {
-  invalidDidUrl: 400,
-  invalidDid: 400,
-  notFound: 404,
-  representationNotSupported: 406,
-  methodNotSupported: 501,
-  internalError: 500,
-};
-
 /** What DID URL answers need. */
 export interface UrlAnswerDeps {
   resolver: { lookup(did: string, options?: ResolveOptions): Promise<Resolution> };
@@ -42,28 +34,30 @@ export interface UrlAnswerDeps {
   now: () => number;
 }
 
-/** Builds the dereferencing step: `(didUrl, accept, noCache) → Response`. */
+/**
+ * Builds the dereferencing step: `(didUrl, accept, noCache) → answer`, whose `peer` says that a
+ * failure it reports is the DID's network method's (a DID host's), not ours.
+ */
 export function createUrlAnswer(
   deps: UrlAnswerDeps,
-): (didUrl: string, accept: string | undefined, noCache: boolean) => Promise<Response> {
+): (didUrl: string, accept: string | undefined, noCache: boolean) => Promise<UrlAnswer> {
   const scope = deps.isPublic ? "public" : "private";
   return async (didUrl, accept, noCache) => {
     const rep = negotiateDereferencing(accept);
     if (rep === null) {
-      return failure(
-        { kind: "result", contentType: "application/json" },
-        "representationNotSupported",
-        "None of the Accept media types is offered for a DID URL; use " +
-          "application/did-url-dereferencing, application/did+ld+json, application/json or " +
-          "text/uri-list.",
-      );
+      const message = "None of the Accept media types is offered for a DID URL; use " +
+        "application/did-url-dereferencing, application/did+ld+json, application/json or " +
+        "text/uri-list.";
+      const json = { kind: "result", contentType: "application/json" } as const;
+      return { res: failure(json, "representationNotSupported", message), peer: false };
     }
     const parsed = parseDidWithReason(didUrl);
     if (!parsed.ok) {
       const didPart = didUrl.slice(0, didEnd(didUrl));
       const keyword: DerefError = parseDidWithReason(didPart).ok ? "invalidDidUrl" : "invalidDid";
       const what = keyword === "invalidDid" ? "DID" : "DID URL";
-      return failure(rep, keyword, `${clip(didUrl)} is not a valid ${what}: ${parsed.message}.`);
+      const message = `${clip(didUrl)} is not a valid ${what}: ${parsed.message}.`;
+      return { res: failure(rep, keyword, message), peer: false };
     }
     const p = parsed.value;
     const params = new URLSearchParams(p.query ?? "");
@@ -75,25 +69,24 @@ export function createUrlAnswer(
       } else onlyVersion = false;
     }
     const resolution = await deps.resolver.lookup(p.did, { noCache, version });
+    const peer = resolution.source === "network";
     if (onlyVersion && p.path === undefined && p.fragment === undefined) {
       const resolutionRep = negotiate(accept);
       if (resolutionRep !== null && rep.kind !== "result") {
-        return resolutionResponse(resolution, resolutionRep, scope, deps.now);
+        return { res: resolutionResponse(resolution, resolutionRep, scope, deps.now), peer };
       }
     }
     const outcome = dereference(p, resolution.result, { wantsUriList: rep.kind === "uri-list" });
-    if (outcome.kind === "error") return failure(rep, outcome.error, outcome.message);
+    if (outcome.kind === "error") {
+      return { res: failure(rep, outcome.error, outcome.message), peer };
+    }
     const cc = cacheControlFor(maxAge(resolution.freshness, deps.now), scope);
     if (outcome.kind === "redirect") {
-      return new Response(null, {
-        status: 303,
-        headers: {
-          location: outcome.location,
-          "cache-control": cc,
-          vary: "Accept",
-          ...CORS_HEADERS,
-        },
-      });
+      const headers = { location: outcome.location, "cache-control": cc, vary: "Accept" };
+      return {
+        res: new Response(null, { status: 303, headers: { ...headers, ...CORS_HEADERS } }),
+        peer,
+      };
     }
     const status = outcome.deactivated ? 410 : 200;
     if (rep.kind === "result") {
@@ -103,17 +96,13 @@ export function createUrlAnswer(
         contentStream: outcome.content,
         contentMetadata: outcome.contentMetadata,
       };
-      return new Response(JSON.stringify(body), {
-        status,
-        headers: answerHeaders(rep.contentType, cc),
-      });
+      const headers = answerHeaders(rep.contentType, cc);
+      return { res: new Response(JSON.stringify(body), { status, headers }), peer };
     }
     const contentType = (rep.kind === "resource" ? rep.contentType : undefined) ??
       outcome.contentType;
-    return new Response(JSON.stringify(outcome.content), {
-      status,
-      headers: answerHeaders(contentType, cc),
-    });
+    const headers = answerHeaders(contentType, cc);
+    return { res: new Response(JSON.stringify(outcome.content), { status, headers }), peer };
   };
 }
 
@@ -124,7 +113,7 @@ function failure(rep: DerefRepresentation, error: DerefError, message: string): 
     contentMetadata: {},
   };
   return new Response(JSON.stringify(body), {
-    status: DEREF_STATUS[error],
+    status: ERROR_STATUS[error],
     headers: answerHeaders(
       rep.kind === "result" ? rep.contentType : "application/json",
       "no-store",

@@ -15,12 +15,13 @@ export function requestIdFrom(given: string | null | undefined): string {
 }
 
 /**
- * The level of a request's log line: 5xx error, but 502/504 warn (`peerStatusLevel`) and 501 info
- * (a DID method we do not support: the caller's choice, not our failure); 4xx info; else debug.
+ * The level of a request's log line: 5xx error, but warn when a peer failed (502/504, or `peer`: a
+ * 500 that reports a peer's failure, e.g. a DID host's) and 501 info (a DID method we do not
+ * support: the caller's choice, not our failure); 4xx info; else debug.
  */
-export function requestLevel(status: number): LogLevel {
+export function requestLevel(status: number, peer = false): LogLevel {
   return status >= 500 && status !== 501
-    ? peerStatusLevel(status)
+    ? (peer ? "warn" : peerStatusLevel(status))
     : status >= 400
     ? "info"
     : "debug";
@@ -35,13 +36,14 @@ export function peerStatusLevel(status: number): "warn" | "error" {
 }
 
 /** Whether a request answered with `status` gets a log line at the current level. */
-export function requestLogged(status: number): boolean {
-  return logEnabled(requestLevel(status));
+export function requestLogged(status: number, peer = false): boolean {
+  return logEnabled(requestLevel(status, peer));
 }
 
 /**
  * A request's log line (see `requestLevel`); `t0` is when it started (`performance.now()`),
- * undefined for an answer taken straight from a cache (logged as 0 ms).
+ * undefined for an answer taken straight from a cache (logged as 0 ms); `peer`: the answer
+ * reports a peer's failure.
  */
 export function logRequest(
   id: string,
@@ -49,8 +51,9 @@ export function logRequest(
   path: string,
   status: number,
   t0?: number,
+  peer = false,
 ): void {
-  const level = requestLevel(status);
+  const level = requestLevel(status, peer);
   if (logEnabled(level)) {
     log(level, "request", {
       requestId: id,

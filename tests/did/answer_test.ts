@@ -241,3 +241,39 @@ Deno.test("answerDid: the router alone answers the DID routes through the same p
     await ctx.close();
   }
 });
+
+Deno.test("answerDid: a DID host's failure (500 internalError) is logged at warn, a failure of ours at error", async () => {
+  const down = didHost({ "/.well-known/did.json": () => new Response("oops", { status: 500 }) });
+  const gone = didHost();
+  await gone.close(); // nothing listens there any more: connection refused
+  const broken: DidMethod = {
+    name: "broken",
+    deterministic: true,
+    resolve: () => Promise.reject(new Error("a bug of ours")),
+  };
+  const ctx = await createTestContext({
+    env: { DID_RESOLUTION_PUBLIC: "true" },
+    build: { didResolver: { methods: [broken] } },
+  });
+  try {
+    const cases: [string, string][] = [
+      [`/dids/${down.did}`, "warn"],
+      [`/1.0/identifiers/${gone.did}`, "warn"],
+      [`/dids/${down.did}%23key-1`, "warn"], // a DID URL of it
+      ["/dids/did:broken:1", "error"],
+    ];
+    for (const [path, level] of cases) {
+      const lines = await logLines("info", async () => {
+        const res = await ctx.app.request(path);
+        assert.equal(res.status, 500, path);
+        await res.body?.cancel();
+      });
+      const line = lines.find((l) => l.msg === "request")!;
+      assert.equal(line.level, level, path);
+      assert.equal(line.status, 500);
+    }
+  } finally {
+    await ctx.close();
+    await down.close();
+  }
+});
