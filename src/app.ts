@@ -87,6 +87,11 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     now: services.now,
     info: {
       methods: [...services.resolver.registry.methods.keys()],
+      traits: Object.fromEntries(
+        [...services.resolver.registry.methods].flatMap(([name, m]) =>
+          m.traits ? [[name, m.traits]] : []
+        ),
+      ),
       testIdentifiers: services.config.didTestIdentifiers,
       ttlSeconds: services.config.didCacheTtlSeconds,
       maxStaleSeconds: services.config.didCacheMaxStaleSeconds,

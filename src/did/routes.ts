@@ -1,11 +1,11 @@
 /**
  * The DID routes: `GET /dids/{did}` (interface document 4.3, CONTRACT.md "DID resolution") and the
  * Universal Resolver HTTP API over the same resolver (`GET /1.0/identifiers/{didOrDidUrl}`,
- * `/1.0/methods`, `/1.0/testIdentifiers`, `/1.0/properties`; CONTRACT "Universal Resolver API and
- * DID URL dereferencing"). Every one of them is answered by `answerDid` (`answer.ts`); this file
- * gives it its dependencies (the token rule, dereferencing, the documents) and returns it as the
- * door the app puts in front of the router, with a router that lists the same routes (OpenAPI,
- * 405s) and answers through the same pipeline whatever reaches it.
+ * `/1.0/methods`, `/1.0/testIdentifiers`, `/1.0/traits`, `/1.0/properties`; CONTRACT "Universal
+ * Resolver API and DID URL dereferencing"). Every one of them is answered by `answerDid`
+ * (`answer.ts`); this file gives it its dependencies (the token rule, dereferencing, the
+ * documents) and returns it as the door the app puts in front of the router, with a router that
+ * lists the same routes (OpenAPI, 405s) and answers through the same pipeline whatever reaches it.
  *
  * @module
  */
@@ -26,6 +26,7 @@ import { VERSION_PARAMETERS } from "./dereference.ts";
 import { DID_PREFIXES } from "./did_url.ts";
 import { documentRoute, resolveRoute } from "./route_docs.ts";
 import { testIdentifiers } from "./test_identifiers.ts";
+import type { DidTraits } from "./types.ts";
 import { createUrlAnswer } from "./url_answer.ts";
 
 /** What the DID routes use. */
@@ -37,10 +38,12 @@ export interface DidRoutesDeps {
   now: () => number;
   /** Byte bound of the prepared responses of cached answers; default 2 MiB. */
   preparedBytes?: number;
-  /** What `/1.0/methods`, `/1.0/testIdentifiers` and `/1.0/properties` report. */
+  /** What `/1.0/methods`, `/1.0/testIdentifiers`, `/1.0/traits` and `/1.0/properties` report. */
   info?: {
     /** Methods resolved here, in order. */
     methods: readonly string[];
+    /** Each method's traits (`DidMethod.traits`); a method without: `{}`. */
+    traits?: Readonly<Record<string, DidTraits>>;
     /** `DID_TEST_IDENTIFIERS`. */
     testIdentifiers: readonly string[];
     ttlSeconds: number;
@@ -115,6 +118,13 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; d
       "Example DIDs per method that resolve here without reaching another host",
       z.record(z.string(), z.array(z.string())),
       testIdentifiers(info.methods, info.testIdentifiers),
+    );
+    add(
+      "/1.0/traits",
+      "listTraits",
+      "The DID traits of each method this instance resolves (the Universal Resolver's shape)",
+      z.record(z.string(), z.record(z.string(), z.boolean())),
+      Object.fromEntries(info.methods.map((m) => [m, info.traits?.[m] ?? {}])),
     );
     add(
       "/1.0/properties",

@@ -170,6 +170,24 @@ export interface Resolution {
   readonly source: DidClass;
 }
 
+/**
+ * A DID method's traits as the DIF Universal Resolver's `GET /1.0/traits` reports them (the trait
+ * names of its configuration and OpenAPI document: `updatable`, `deactivatable`, `enumerable`,
+ * `historyAvailable`, `humanReadable`; see the DIF DID Traits work item).
+ */
+export interface DidTraits {
+  /** The DID document can change. */
+  updatable: boolean;
+  /** The DID can be deactivated. */
+  deactivatable: boolean;
+  /** Every DID of the method can be listed (a public registry). */
+  enumerable: boolean;
+  /** Earlier versions of a document can be resolved. */
+  historyAvailable: boolean;
+  /** A person can read and remember the DID. */
+  humanReadable: boolean;
+}
+
 /** A DID method driver. */
 export interface DidMethod {
   /** method name, e.g. "key" */
@@ -183,6 +201,8 @@ export interface DidMethod {
   isDeterministicFor?(did: ParsedDid): boolean;
   /** True when the method resolves earlier versions (`ResolveContext.version`). */
   readonly versions?: boolean;
+  /** What `GET /1.0/traits` says of the method; absent: nothing (`{}`). */
+  readonly traits?: DidTraits;
   /** Resolve a parsed DID. Never throws for bad input: failures are results with `error` set. */
   resolve(did: ParsedDid, ctx: ResolveContext): Promise<DidResolutionResult>;
 }

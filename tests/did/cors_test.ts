@@ -56,6 +56,7 @@ Deno.test("a preflight of a resolution route is 204 allowing GET, Authorization 
         `/1.0/identifiers/${KEY_DID}%23z6Mk`,
         "/1.0/methods",
         "/1.0/testIdentifiers",
+        "/1.0/traits",
         "/1.0/properties",
       ]
     ) {
