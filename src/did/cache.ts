@@ -165,7 +165,7 @@ export function createCachingResolver(
   const fetches = new Map<string, Promise<Resolution>>();
   /** DIDs being refreshed in the background, and DIDs whose last refresh failed (retry time). */
   const refreshing = new Set<string>();
-  const retryAt = new Map<string, number>();
+  const retryAt = new Lru<number>(options.lruSize ?? 50_000);
 
   /** Until when `entry` may be served: past its TTL only for successful answers. */
   function staleUntilOf(entry: DidCacheEntry): number {
