@@ -24,6 +24,7 @@ import { type Config, ConfigError } from "./config.ts";
 import {
   AUTO_ACCEPT_KIND,
   autoAcceptHandler,
+  ContextStore,
   CredentialHolder,
   type HolderDidcomm,
   type LdDidDocument,
@@ -157,6 +158,7 @@ export async function buildServices(
     dispatcher,
     now,
   });
+  const contexts = new ContextStore({ kv, safeFetch, allow: config.jsonldContextAllow, now });
   const holder = new CredentialHolder({
     kv,
     dispatcher,
@@ -165,6 +167,7 @@ export async function buildServices(
     didcomm: options.holderDidcomm ?? didcomm,
     resolveDid: async (did) =>
       ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null,
+    contexts,
   });
 
   const openid4vc = new Oid4vcHolder({

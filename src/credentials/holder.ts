@@ -13,7 +13,7 @@ import { verkeyToDidKey } from "../crypto/mod.ts";
 import type { DidCommMessage, QueueMessageInput } from "../didcomm/mod.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
-import type { ResolveDid } from "./jsonld/types.ts";
+import type { RemoteContexts, ResolveDid } from "./jsonld/types.ts";
 import { buildRequestDetail, type LdProofVcDetail } from "./jsonld_format.ts";
 import { ackMessage, PROBLEM_CODES, problemReportMessage, requestMessage } from "./messages.ts";
 import {
@@ -50,6 +50,8 @@ export interface HolderDeps {
   didcomm: HolderDidcomm;
   /** Resolves issuer DIDs for proof verification (the service's resolver). */
   resolveDid: ResolveDid;
+  /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store); default none. */
+  contexts?: RemoteContexts;
 }
 
 /** Options of {@link CredentialHolder.acceptOffer}. */
@@ -69,6 +71,11 @@ export class CredentialHolder {
   /** Resolves issuer DIDs for proof verification. */
   get resolveDid(): ResolveDid {
     return this.#d.resolveDid;
+  }
+
+  /** Contexts that are not bundled (`JSONLD_CONTEXT_ALLOW`), for proof verification. */
+  get contexts(): RemoteContexts | undefined {
+    return this.#d.contexts;
   }
 
   /** The exchange record `id` with its org, or undefined when there is none. */

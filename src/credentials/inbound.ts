@@ -197,6 +197,7 @@ export function holderHandlers(
     if (!problem) {
       const result = await verifyCredential(vc, {
         resolveDid: holder.resolveDid,
+        contexts: holder.contexts,
         now: new Date(now),
       });
       if (!result.verified) problem = `credential proof does not verify (${result.error})`;
