@@ -202,6 +202,13 @@ export function holderHandlers(
       });
       if (!result.verified) problem = `credential proof does not verify (${result.error})`;
     }
+    // Status on receipt: a revoked credential is refused; an unknown status is kept as such.
+    const status = problem
+      ? undefined
+      : await holder.status.statusOf({ format: "ldp_vc", credential: vc });
+    if (status?.state === "revoked") {
+      problem = `the credential is revoked by its issuer (status list)`;
+    }
     let next: StoredExchange;
     if (problem) {
       next = {
@@ -218,6 +225,12 @@ export function holderHandlers(
     } else {
       const w3c = newW3cRecord({ id: uuidv7(now), credential: vc, exchange: stored.record, now });
       addW3cCredential(op, orgId, w3c);
+      holder.status.record(op, {
+        orgId,
+        id: w3c.id,
+        subject: { format: "ldp_vc", credential: vc },
+        status: status!,
+      });
       next = {
         ...stored,
         record: withState(stored.record, "credential-received", now, {
