@@ -96,14 +96,21 @@ async function entrySet(entry: Json, issuer: string, deps: LdStatusDeps): Promis
     },
     verifyMatchingIssuers: true,
   };
-  const result = entry.type === BSL
-    ? await bitstring.checkStatus({ ...options, verifyBitstringStatusListCredential: false })
-    : await statusList2021.checkStatus({ ...options, verifyStatusListCredential: false });
-  if (!result.verified) {
-    const e = result.error as Error | undefined;
-    throw new StatusProblem(`the status list ${url}: ${e?.message ?? "not verified"}`);
+  const fail = (e: unknown) =>
+    new StatusProblem(`the status list ${url}: ${(e as Error | undefined)?.message ?? e}`);
+  if (entry.type === BSL) {
+    // {verified, results: [{status}]}: `verified` says whether the check could be made.
+    const r = await bitstring.checkStatus({
+      ...options,
+      verifyBitstringStatusListCredential: false,
+    });
+    if (!r.verified) throw fail(r.error ?? "not verified");
+    return r.results?.[0]?.status === true;
   }
-  return result.results?.[0]?.status === true;
+  // Status List 2021's library answers `verified: false` (no error) when the bit is set.
+  const r = await statusList2021.checkStatus({ ...options, verifyStatusListCredential: false });
+  if (r.error) throw fail(r.error);
+  return r.verified === false;
 }
 
 /** The list credential at `url`: from the cache while fresh, else fetched and verified. */
