@@ -80,26 +80,41 @@ export async function sdJwtWithStatus(
   return `${jwt}~`;
 }
 
-/**
- * A Bitstring Status List (or, with `type: "StatusList2021"`, a Status List 2021) credential at
- * `url`, issued by `issuer` with bits `set` on, signed by `signer` (default the issuer).
- */
-export async function listCredential(opts: {
+/** What a status list credential is made of. */
+export interface ListOptions {
   url: string;
-  issuer: TestIssuer;
-  signer?: TestIssuer;
   purpose?: string;
   set?: number[];
   length?: number;
   ttl?: number;
   expirationDate?: string;
   type?: "BitstringStatusList" | "StatusList2021";
-}): Promise<Record<string, unknown>> {
+}
+
+/**
+ * A Bitstring Status List (or, with `type: "StatusList2021"`, a Status List 2021) credential at
+ * `url`, issued by `issuer` with bits `set` on, signed by `signer` (default the issuer).
+ */
+export async function listCredential(
+  opts: ListOptions & { issuer: TestIssuer; signer?: TestIssuer },
+): Promise<Record<string, unknown>> {
+  const credential = await unsignedListCredential({ ...opts, issuer: opts.issuer.did });
+  const signer = opts.signer ?? opts.issuer;
+  return await signCredential(credential, {
+    keyPair: { ...signer.keyPair, controller: signer.did },
+    suite: "Ed25519Signature2018",
+  });
+}
+
+/** The same credential unsigned (VC 1.1), issued by the DID `issuer`, for another signer. */
+export async function unsignedListCredential(
+  opts: ListOptions & { issuer: string },
+): Promise<Record<string, unknown>> {
   const list = await createList({ length: opts.length ?? 131072 });
   for (const i of opts.set ?? []) list.setStatus(i, true);
   const encoded = await list.encode() as string;
   const sl2021 = opts.type === "StatusList2021";
-  const credential = {
+  return {
     "@context": [
       "https://www.w3.org/2018/credentials/v1",
       sl2021
@@ -111,7 +126,7 @@ export async function listCredential(opts: {
       "VerifiableCredential",
       sl2021 ? "StatusList2021Credential" : "BitstringStatusListCredential",
     ],
-    issuer: opts.issuer.did,
+    issuer: opts.issuer,
     issuanceDate: "2024-01-01T00:00:00Z",
     ...(opts.expirationDate ? { expirationDate: opts.expirationDate } : {}),
     credentialSubject: {
@@ -122,11 +137,6 @@ export async function listCredential(opts: {
       ...(opts.ttl !== undefined ? { ttl: opts.ttl } : {}),
     },
   };
-  const signer = opts.signer ?? opts.issuer;
-  return await signCredential(credential, {
-    keyPair: { ...signer.keyPair, controller: signer.did },
-    suite: "Ed25519Signature2018",
-  });
 }
 
 /** A status entry pointing at `url`, index `index`. */
