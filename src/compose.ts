@@ -1,8 +1,8 @@
 /**
  * The composition: `buildServices` makes every long-lived object of the service exactly once
  * (resolver, token verifier, service signer, API key index, wallet, agents, webhooks, DIDComm with
- * its handler registry, credential holder, dispatcher) and hands each to the objects that use it
- * as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
+ * its handler registry, credential holder, proof prover, dispatcher) and hands each to the objects
+ * that use it as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
  * app is built. `main.ts`, the tasks and every test build through this one function; tests pass
  * overrides (clock, outbound client, KV, dispatcher timing, a fake DIDComm layer).
  *
@@ -39,6 +39,13 @@ import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
 import { Oid4vcHolder } from "./openid4vc/mod.ts";
 import {
+  type CredentialStatusCheck,
+  PROOF_AUTO_ACCEPT_KIND,
+  proofAutoAcceptHandler,
+  ProofProver,
+  registerProverHandlers,
+} from "./proofs/mod.ts";
+import {
   createWebhookHandler,
   WEBHOOK_KIND,
   type WebhookHandlerOptions,
@@ -64,6 +71,7 @@ export interface Services {
   didcomm: DidcommService;
   holder: CredentialHolder;
   openid4vc: Oid4vcHolder;
+  prover: ProofProver;
 }
 
 /** What a caller (a test, a benchmark) may put in place of the defaults. */
@@ -87,7 +95,21 @@ export interface BuildOptions {
   jwksTimeoutMs?: number;
   /** The DIDComm layer the credential holder queues its messages with (a fake in unit tests). */
   holderDidcomm?: HolderDidcomm;
+  /** The status check of stored credentials before a presentation (tests of revoked ones). */
+  credentialStatus?: CredentialStatusCheck;
 }
+
+/**
+ * STATUS CALL POINT (until the status feature's check lands): a stored credential's `status.state`
+ * as last recorded on it, `unknown` when it has none. Revoked and suspended credentials are never
+ * offered as a match for a presentation.
+ */
+const recordedStatus: CredentialStatusCheck = (_orgId, credential) => {
+  const state = (credential as { status?: { state?: unknown } }).status?.state;
+  return Promise.resolve(
+    state === "valid" || state === "revoked" || state === "suspended" ? state : "unknown",
+  );
+};
 
 /** Builds every service from the configuration and the open KV database, then runs their setup. */
 export async function buildServices(
@@ -177,7 +199,19 @@ export async function buildServices(
     now,
   });
 
+  const prover = new ProofProver({
+    kv,
+    dispatcher,
+    now,
+    agents: directory,
+    wallet,
+    didcomm: options.holderDidcomm ?? didcomm,
+    credentials: holder,
+    credentialStatus: options.credentialStatus ?? recordedStatus,
+  });
+
   registerHolderHandlers(didcomm.handlers, holder, kv);
+  registerProverHandlers(didcomm.handlers, prover, kv);
   for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
     dispatcher.register(kind, handler);
   }
@@ -186,6 +220,7 @@ export async function buildServices(
     createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),
   );
   dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
+  dispatcher.register(PROOF_AUTO_ACCEPT_KIND, proofAutoAcceptHandler(prover));
 
   return {
     config,
@@ -203,6 +238,7 @@ export async function buildServices(
     didcomm,
     holder,
     openid4vc,
+    prover,
   };
 }
 
