@@ -11,47 +11,15 @@
  */
 import { credoInterop } from "./availability.ts";
 import assert from "node:assert/strict";
-import type { CredoIssuer } from "./credo_peer.ts";
 import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
-import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
+import { withCredoIssuer } from "./holder_service.ts";
+import { connectAndIssue } from "./credo_credential.ts";
 import { drainOutbox } from "../support/outbox.ts";
 import { expectJson } from "../support/context.ts";
 
 const ORG = "org-proofs";
 type Json = Record<string, unknown>;
 const PRESENTATION = "https://didcomm.org/present-proof/2.0/presentation";
-
-/** Connects (DID Exchange), has Credo issue its JSON-LD credential, accepts it; ids of both. */
-export async function connectAndIssue(
-  issuer: CredoIssuer,
-  ctx: ServedContext,
-  orgId: string,
-  token: string,
-): Promise<{ theirs: string; ours: string; credentialId: string }> {
-  const inv = await issuer.createInvitation("didexchange");
-  const { created } = await receiveInvitation(ctx, orgId, token, inv.invitationUrl);
-  const theirs = await issuer.waitForConnection(inv.outOfBandId, "completed", 15_000);
-  const offer = await issuer.offerCredential({ connectionId: theirs.id });
-  const record = (state: string) =>
-    waitFor(`our exchange in ${state}`, async () => {
-      const list = await expectJson(
-        await ctx.call("GET", `/orgs/${orgId}/credentials`, { token }),
-        200,
-      );
-      return (list.data as Json[]).find((x) => x.threadId === offer.threadId && x.state === state);
-    }, 15_000);
-  const offered = await record("offer-received");
-  const body = { credentialRecordId: offered.id };
-  await expectJson(await ctx.call("POST", "/credentials/accept-offer", { token, body }), 200);
-  await record("credential-received");
-  const done = await expectJson(
-    await ctx.call("POST", "/credentials/accept-credential", { token, body }),
-    200,
-  );
-  await issuer.waitForCredential(offer.credentialExchangeId, "done", 15_000);
-  const credentialId = String((done.credentials as Json[])[0]!.credentialRecordId);
-  return { theirs: theirs.id, ours: created.id, credentialId };
-}
 
 /** Our proof record on `threadId` once it exists (and is in `state`, when given). */
 function ourProof(ctx: ServedContext, token: string, threadId: string, state?: string) {
