@@ -124,7 +124,11 @@ export async function evaluateRequest(
       ),
       matches: (matchesOf.get(String(d.id)) ?? []).slice(0, MAX_MATCHES).map((
         c,
-      ): DescriptorMatch => ({ credentialId: c.id, disclosedClaims: claimPaths(c.credential) })),
+      ): DescriptorMatch => ({
+        credentialId: c.id,
+        format: "ldp_vc",
+        disclosedClaims: claimPaths(c.credential),
+      })),
     };
   });
   const satisfiable = new Set([...matchesOf].filter(([, m]) => m.length > 0).map(([id]) => id));

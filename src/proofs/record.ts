@@ -26,6 +26,8 @@ export const FINAL_PROOF_STATES: readonly ProofState[] = ["done", "declined", "a
 export interface DescriptorMatch {
   /** The stored W3C credential (`GET /orgs/{orgId}/w3c-credentials/{id}`). */
   credentialId: string;
+  /** Its format (the same field as the OpenID4VP holder's matches). */
+  format: "ldp_vc";
   /**
    * Claim paths the presentation would disclose: every claim of the credential, since a JSON-LD
    * credential signed with an Ed25519 suite is presented whole (no selective disclosure).

@@ -24,6 +24,7 @@ export const AcceptRequestBody = z.object({
 
 const Match = z.object({
   credentialId: z.string().openapi({ format: "uuid" }),
+  format: z.literal("ldp_vc"),
   disclosedClaims: z.array(z.array(z.string())).openapi({
     description: "Claim paths the answer carries: every claim of the credential (a JSON-LD " +
       "credential with an Ed25519 proof is presented whole).",

@@ -53,6 +53,7 @@ Deno.test({
       const [descriptor] = received.inputDescriptors as Json[];
       assert.deepEqual((descriptor as Json).matches, [{
         credentialId,
+        format: "ldp_vc",
         disclosedClaims: [["credentialSubject", "name"]],
       }]);
       assert.deepEqual(received.selection, { name: credentialId });
