@@ -1,6 +1,6 @@
 /**
  * Structured JSON logs, one line per event. Secrets never reach this module's output. Which level a
- * request's line gets is the HTTP layer's rule (`http/request_log.ts`).
+ * request's line gets is the HTTP layer's rule (`http/lite.ts`).
  */
 
 export type LogLevel = "debug" | "info" | "warn" | "error";

@@ -4,7 +4,7 @@ import { STATUS_CODES } from "node:http";
 import { AppError } from "../errors.ts";
 import { log } from "../log.ts";
 import type { AppEnv } from "./env.ts";
-import { peerStatusLevel } from "./request_log.ts";
+import { peerStatusLevel } from "./lite.ts";
 
 /** The HTTP reason phrase of a status. */
 export function reason(status: number): string {

@@ -34,7 +34,7 @@ export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { parseLimit } from "./pagination.ts";
 export { clientAddress } from "./client_address.ts";
 export { assignRequestId, finishRequest } from "./request_id.ts";
-export { logRequest, requestIdFrom, requestLevel } from "./request_log.ts";
+export { logRequest, requestIdFrom, requestLevel } from "./lite.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";
 export { coreRoutes } from "./core_routes.ts";

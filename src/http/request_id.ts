@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "./env.ts";
-import { logRequest, requestIdFrom } from "./request_log.ts";
+import { logRequest, requestIdFrom } from "./lite.ts";
 
 /** `requestIdFrom` the request, stored in `c.var.requestId`. */
 export function assignRequestId(c: Context<AppEnv>): string {
