@@ -70,7 +70,7 @@ export interface AnswerDeps {
   documents?: ReadonlyMap<string, Uint8Array>;
   /** Clock, ms since epoch (read only for answers that count their max-age down). */
   now: () => number;
-  /** Byte bound of the prepared responses; default 2 MiB. */
+  /** Byte bound of the prepared responses; default 2 MiB; 0: none (resolutions made per request). */
   preparedBytes?: number;
 }
 
@@ -238,14 +238,20 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
   // the bytes, so they sit in their own small byte-bounded Lru (the hottest answers only); a
   // resolution served for the first time gets a one-off Response. Rebuilt when the max-age
   // changes (cached network answers count it down, one second at a time).
-  const prepared = new Lru<Prepared, Resolution>(PREPARED_MAX, {
-    maxWeight: deps.preparedBytes ?? PREPARED_BYTES,
-    weigh: (p) => p.weight,
-  });
+  const preparedBytes = deps.preparedBytes ?? PREPARED_BYTES;
+  const prepared = preparedBytes > 0
+    ? new Lru<Prepared, Resolution>(PREPARED_MAX, {
+      maxWeight: preparedBytes,
+      weigh: (p) => p.weight,
+    })
+    : undefined;
 
   /** The Response of a resolution; `hit`: it came from memory, so keep a prepared copy. */
   function respond(r: Resolution, rep: Representation, hit = false): Response {
     const age = maxAge(r.freshness, now);
+    if (prepared === undefined) {
+      return resultResponse(statusOf(r.result), encode(r.result), rep, cacheControlFor(age, scope));
+    }
     let set = prepared.get(r);
     const p = set?.byRep.get(rep);
     if (p !== undefined && p.age === age) return p.res.clone();

@@ -21,6 +21,8 @@ export function createEarlyLane(
   const answerDid: AnswerDid = createAnswerDid({
     isPublic: options.isPublic,
     now: Date.now,
+    // Each resolution is made per request: nothing to prepare and clone.
+    preparedBytes: 0,
     resolver: {
       peek(did): Resolution | undefined {
         const result = ed25519DidKeyResult(did);
