@@ -324,6 +324,8 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
   }
 
   return (req, hosted = false) => {
+    const method = req.method;
+    if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS") return undefined;
     const url = req.url;
     const path = url.indexOf("/", url.indexOf("//") + 2);
     const c: Call = { req, path, hosted, didStart: -1, doc: undefined };
@@ -334,9 +336,7 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
       c.doc = documents.get(url.slice(path, q < 0 ? undefined : q));
       if (c.doc === undefined) return undefined;
     } else return undefined;
-    const method = req.method;
     if (method === "OPTIONS") return finish(c, new Response(null, PREFLIGHT));
-    if (method !== "GET" && method !== "HEAD") return undefined;
     if (deps.isPublic) return authorized(c);
     if (auth === undefined) return undefined;
     const authorization = req.headers.get("authorization");
