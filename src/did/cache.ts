@@ -1,25 +1,20 @@
 /**
- * The DID cache: a policy over two stores, around the method registry. It answers resolutions
- * (results and their freshness), never HTTP.
+ * The DID cache: a policy over two stores, around the method registry; it answers resolutions
+ * (results and their freshness), never HTTP. Memory (the one bounded map, `Lru`: resolutions ready
+ * to serve, read synchronously) sits in front of a durable `DidCacheStore` shared by every process
+ * (`kvCacheStore`: Deno KV, read with eventual consistency: an edge instance reads its replica).
  *
- * - Stores: memory (the one bounded map, `Lru`: answers ready to serve, read synchronously) in
- *   front of a durable `DidCacheStore` shared by every process (`kvCacheStore`: Deno KV, read with
- *   eventual consistency, so that an edge instance reads its nearby replica).
- * - Deterministic results (did:key, did:jwk, did:peer 0/2/4 long) are memoized in memory. They are
- *   recomputed-equivalent, never stale, and not "the cache" of the contract: `servedFromCache`
- *   stays false for them (it is true only for a stored network answer).
- * - Network results (did:web, did:webvh, universal resolver) are stored as `{result, cachedAt,
- *   expiresAt}` (`expiresAt` = now + `DID_CACHE_TTL_SECONDS`; `notFound` at most 30 s; failures
- *   never). A hit answers with `servedFromCache: true`. A store read failure counts as a miss.
- * - Stale-while-revalidate: a successful network answer past `expiresAt` but within
- *   `maxStaleSeconds` of it is still served at once (`servedFromCache: true`, freshness ended) and
- *   refreshed in the background, at most one refresh per DID at a time. A refresh that fails keeps
- *   the old entry, and the next one is tried no sooner than `NOT_FOUND_TTL_SECONDS` later; past the
- *   max stale age the entry is not served and the DID is fetched as on a miss. `notFound` answers
- *   are never served stale.
+ * - Deterministic results (did:key, did:jwk, did:peer 0/2/4 long) are memoized: never stale, and
+ *   not "the cache" of the contract (`servedFromCache` stays false for them).
+ * - Network results (did:web, did:webvh, the universal resolver) are stored as `{result, cachedAt,
+ *   expiresAt}` for `DID_CACHE_TTL_SECONDS` (`notFound` at most 30 s; failures never); a hit says
+ *   `servedFromCache: true`; a store read failure is a miss.
+ * - Stale-while-revalidate: a successful network answer up to `maxStaleSeconds` past its expiry is
+ *   served at once and refreshed in the background, one refresh per DID at a time; a failed
+ *   refresh keeps the old entry and waits `NOT_FOUND_TTL_SECONDS`; past the max stale age the DID
+ *   is fetched as on a miss. `notFound` answers are never served stale.
  * - `noCache` skips both stores and stores the fresh answer (bypass and refresh).
- * - Coalescing: concurrent misses for one DID share one lookup, and all upstream fetches for one
- *   DID are single-flight.
+ * - Coalescing: concurrent misses for one DID share one lookup; upstream fetches are single-flight.
  * - Versions (`versionId`, `versionTime`, … as DID parameters) are resolved by the method and not
  *   cached: `cacheKey` is where a version would join the key.
  *
@@ -174,7 +169,8 @@ export function createCachingResolver(
       : entry.expiresAt;
   }
 
-  function hold(did: string, entry: DidCacheEntry, size = jsonSize(entry.result)): Held {
+  /** Keeps a stored entry in memory as a resolution ready to serve. */
+  function hold(did: string, entry: DidCacheEntry): Held {
     const h: Held = {
       resolution: {
         result: withServedFromCache(entry.result, true),
@@ -184,7 +180,7 @@ export function createCachingResolver(
       expiresAt: entry.expiresAt,
       staleUntil: staleUntilOf(entry),
       method: methodOf(did),
-      weight: size + ENTRY_BYTES,
+      weight: jsonSize(entry.result) + ENTRY_BYTES,
     };
     held.set(did, h);
     return h;
