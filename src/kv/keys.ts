@@ -39,6 +39,8 @@
  * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
  * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
  * | `["sd_jwt_credential_part", orgId, id, i]` | part `i` of its `{claims, compact}` JSON |
+ * | `["oid4vp_request", orgId, id]` | OpenID4VP presentation request record and what answering needs |
+ * | `["oid4vp_answering", orgId, id]` | lease of an accept or decline in progress (60 s) |
  */
 export const keys = {
   healthProbe: () => ["health", "probe"] as const,
@@ -99,4 +101,8 @@ export const keys = {
   sdJwtCredentialPrefix: (orgId: string) => ["sd_jwt_credential", orgId] as const,
   sdJwtCredentialPart: (orgId: string, id: string, i: number) =>
     ["sd_jwt_credential_part", orgId, id, i] as const,
+
+  oid4vpRequest: (orgId: string, id: string) => ["oid4vp_request", orgId, id] as const,
+  oid4vpRequestPrefix: (orgId: string) => ["oid4vp_request", orgId] as const,
+  oid4vpAnswering: (orgId: string, id: string) => ["oid4vp_answering", orgId, id] as const,
 };

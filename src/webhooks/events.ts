@@ -2,6 +2,7 @@
 export const EVENT_TYPES = [
   "credential.state_changed",
   "connection.state_changed",
+  "presentation.state_changed",
   "agent.configured",
   "webhook.test",
   "message.delivery_failed",
