@@ -25,6 +25,7 @@ import {
 } from "./http/mod.ts";
 import { type ProcessState, readinessCheck } from "./readiness.ts";
 import { openid4vcRoutes } from "./openid4vc/mod.ts";
+import { openid4vpRoutes } from "./openid4vp/mod.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 import { webRoutes } from "./web/mod.ts";
 
@@ -108,6 +109,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   app.route("/", webhookRoutes({ webhooks: services.webhooks, verifier }));
   app.route("/", credentialRoutes({ holder: services.holder, verifier }));
   app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc, verifier }));
+  app.route("/", openid4vpRoutes({ openid4vp: services.openid4vp, verifier }));
   for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());
   app.route("/", webRoutes());

@@ -35,9 +35,15 @@ import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
 import { createTokenVerifier, staticKeyGetter, type TokenVerifier } from "./http/mod.ts";
 import { withBusyRetry } from "./kv/mod.ts";
 import { log } from "./log.ts";
-import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
+import {
+  checkOutboundUrl,
+  createSafeFetch,
+  type HostLookup,
+  type SafeFetch,
+} from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
 import { Oid4vcHolder } from "./openid4vc/mod.ts";
+import { credentialSource, Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
 import {
   createWebhookHandler,
   WEBHOOK_KIND,
@@ -64,6 +70,7 @@ export interface Services {
   didcomm: DidcommService;
   holder: CredentialHolder;
   openid4vc: Oid4vcHolder;
+  openid4vp: Oid4vpHolder;
 }
 
 /** What a caller (a test, a benchmark) may put in place of the defaults. */
@@ -177,6 +184,22 @@ export async function buildServices(
     now,
   });
 
+  const openid4vp = new Oid4vpHolder({
+    kv,
+    wallet,
+    resolver,
+    safeFetch,
+    dispatcher,
+    now,
+    credentials: credentialSource({
+      sdJwt: (orgId, q) => openid4vc.credentials(orgId, q),
+      w3c: (orgId, q) => holder.listW3c(orgId, q),
+    }),
+    checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
+    anchors: await loadTrustAnchors(config),
+    // STATUS HOOK (issue 26): `checkStatus` is wired here once the status check is on main.
+  });
+
   registerHolderHandlers(didcomm.handlers, holder, kv);
   for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
     dispatcher.register(kind, handler);
@@ -203,7 +226,36 @@ export async function buildServices(
     didcomm,
     holder,
     openid4vc,
+    openid4vp,
   };
+}
+
+/** `OID4VP_X509_TRUST_ANCHORS` read (a PEM bundle, or a file holding one) and parsed. */
+async function loadTrustAnchors(config: Config): Promise<TrustAnchors | undefined> {
+  const setting = config.oid4vpX509TrustAnchors;
+  if (!setting) return undefined;
+  let pem: string;
+  if ("pem" in setting) pem = setting.pem;
+  else {
+    try {
+      pem = await Deno.readTextFile(setting.path);
+    } catch (err) {
+      throw new ConfigError(
+        `OID4VP_X509_TRUST_ANCHORS names the file "${setting.path}", which cannot be read (${
+          (err as Error).message
+        }); give a PEM bundle of CA certificates or the path of one.`,
+      );
+    }
+  }
+  try {
+    return await TrustAnchors.fromPem(pem);
+  } catch (err) {
+    throw new ConfigError(
+      `OID4VP_X509_TRUST_ANCHORS is not a usable PEM bundle of CA certificates: ${
+        (err as Error).message
+      }.`,
+    );
+  }
 }
 
 /** Every kind of value sealed with SECRETS_KEY, for a key rotation. */

@@ -22,4 +22,6 @@ export {
 } from "./inbound.ts";
 export { AUTO_ACCEPT_SCHEDULE, autoAcceptHandler } from "./auto_accept.ts";
 export type { CredentialExchangeRecord, CredentialState } from "./record.ts";
-export type { LdDidDocument, ResolveDid } from "./jsonld/types.ts";
+export type { DocumentLoader, LdDidDocument, ResolveDid } from "./jsonld/types.ts";
+export { createDocumentLoader } from "./jsonld/document_loader.ts";
+export type { W3cCredentialRecord } from "./store.ts";

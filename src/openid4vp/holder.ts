@@ -1,0 +1,358 @@
+/**
+ * The OpenID4VP holder service: receives presentation requests (checked by
+ * `authorization_request.ts`, evaluated against the org's credentials by `dcql_match.ts`),
+ * answers them with exactly the requested claims (`sd_jwt_present.ts`, `ldp_present.ts`,
+ * `response.ts`), or declines them. Each record change commits with its
+ * `presentation.state_changed` event.
+ *
+ * @module
+ */
+import type { Wallet } from "../agents/mod.ts";
+import { createDocumentLoader, type ResolveDid } from "../credentials/mod.ts";
+import type { DidResolver } from "../did/mod.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import { type Page, uuidv7 } from "../kv/mod.ts";
+import type { SafeFetch } from "../outbound/mod.ts";
+import type { Dispatcher } from "../outbox/mod.ts";
+import { readAuthorizationRequest } from "./authorization_request.ts";
+import type { CredentialSource, PresentableCredential } from "./credential_source.ts";
+import { chooseCredentials, matchQuery } from "./dcql_match.ts";
+import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
+import { presentLdp } from "./ldp_present.ts";
+import { type Oid4vpLibs, openid4vpLibs } from "./libs.ts";
+import type {
+  PresentationRequestRecord,
+  PresentationState,
+  QueryMatch,
+  StoredPresentationRequest,
+} from "./record.ts";
+import { declineForm, responseForm, type VpToken } from "./response.ts";
+import { presentSdJwt } from "./sd_jwt_present.ts";
+import {
+  addNewRequest,
+  listRequests,
+  MAX_STORED_BYTES,
+  readRequest,
+  takeAnsweringLease,
+  updateRequest,
+} from "./store.ts";
+import { describeAnswer, VerifierHttp, VerifierUnreachable } from "./verifier_http.ts";
+import type { TrustAnchors } from "./x509.ts";
+
+/**
+ * STATUS HOOK (issue 26): checks a stored credential's status right before it is presented. The
+ * status work exports such a check; until it is wired here (in `compose.ts`) nothing is checked
+ * at this point (stored `revoked`/`suspended` credentials are already never offered).
+ */
+export type StatusCheck = (
+  orgId: string,
+  credential: { id: string; format: "dc+sd-jwt" | "ldp_vc" },
+) => Promise<{ state: string; message?: string } | undefined>;
+
+/** What the holder uses. */
+export interface Oid4vpHolderDeps {
+  kv: Deno.Kv;
+  wallet: Wallet;
+  resolver: DidResolver;
+  safeFetch: SafeFetch;
+  dispatcher: Dispatcher;
+  now: () => number;
+  /** The org's stored credentials. */
+  credentials: CredentialSource;
+  /** Refuses a URL the outbound policy does not allow. */
+  checkUrl: (url: string) => Promise<unknown>;
+  /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
+  anchors?: TrustAnchors;
+  /** See {@link StatusCheck}. */
+  checkStatus?: StatusCheck;
+}
+
+const LEASE_MS = 60_000;
+
+/** The OpenID4VP holder of every configured org. */
+export class Oid4vpHolder {
+  readonly #d: Oid4vpHolderDeps;
+  readonly #http: VerifierHttp;
+
+  constructor(deps: Oid4vpHolderDeps) {
+    this.#d = deps;
+    this.#http = new VerifierHttp(deps.safeFetch);
+  }
+
+  async #requireAgent(orgId: string): Promise<void> {
+    if (!(await this.#d.wallet.identity(orgId))) {
+      throw conflict(
+        `Organization "${orgId}" has no configured agent; configure one first (POST /orgs/${orgId}/agents/configure): its wallet holds the keys that sign presentations.`,
+      );
+    }
+  }
+
+  /** Reads and checks a request, evaluates its query, stores a `request-received` record. */
+  async receive(orgId: string, link: string): Promise<PresentationRequestRecord> {
+    await this.#requireAgent(orgId);
+    const req = await readAuthorizationRequest(link, {
+      http: this.#http,
+      resolver: this.#d.resolver,
+      anchors: this.#d.anchors,
+      now: this.#d.now,
+      checkUrl: this.#d.checkUrl,
+    });
+    const libs = await openid4vpLibs();
+    const queries = matchQuery(libs, req.dcqlQuery, await this.#d.credentials(orgId));
+    const now = this.#d.now();
+    const at = new Date(now).toISOString();
+    const record: PresentationRequestRecord = {
+      id: uuidv7(now),
+      orgId,
+      state: "request-received",
+      verifier: {
+        clientId: req.clientId,
+        prefix: req.prefix,
+        ...(req.verifierName ? { name: req.verifierName } : {}),
+      },
+      responseMode: req.responseMode,
+      responseUri: req.responseUri,
+      queries,
+      ...(req.expiresAt ? { expiresAt: new Date(req.expiresAt).toISOString() } : {}),
+      createdAt: at,
+      updatedAt: at,
+    };
+    const stored: StoredPresentationRequest = {
+      record,
+      params: {
+        nonce: req.nonce,
+        ...(req.state !== undefined ? { state: req.state } : {}),
+        dcqlQuery: req.dcqlQuery,
+        ...(req.clientMetadata ? { clientMetadata: req.clientMetadata } : {}),
+        audience: req.audience,
+      },
+    };
+    if (new TextEncoder().encode(JSON.stringify(stored)).length > MAX_STORED_BYTES) {
+      throw badRequest(
+        "The presentation request (its query, metadata and matches) is too large to keep; nothing was sent to the verifier.",
+      );
+    }
+    await addNewRequest(this.#d.kv, stored, now);
+    this.#d.dispatcher.wake();
+    return record;
+  }
+
+  async #entry(orgId: string, id: string): Promise<Deno.KvEntry<StoredPresentationRequest>> {
+    const entry = await readRequest(this.#d.kv, orgId, id);
+    if (!entry) {
+      throw notFound(`No presentation request "${id}" exists in organization "${orgId}".`);
+    }
+    return entry;
+  }
+
+  static #mustBeOpen(entry: Deno.KvEntry<StoredPresentationRequest>): void {
+    const { id, state } = entry.value.record;
+    if (state !== "request-received") {
+      throw conflict(
+        `Presentation request "${id}" is in state "${state}"; it must be "request-received".`,
+      );
+    }
+  }
+
+  /** Runs `answer` holding the request's answering lease (409 while another answer holds it). */
+  async #answering<T>(
+    orgId: string,
+    id: string,
+    answer: (entry: Deno.KvEntry<StoredPresentationRequest>) => Promise<T>,
+  ): Promise<T> {
+    Oid4vpHolder.#mustBeOpen(await this.#entry(orgId, id));
+    const release = await takeAnsweringLease(this.#d.kv, orgId, id, this.#d.now(), LEASE_MS);
+    if (!release) {
+      throw conflict(`Presentation request "${id}" is being answered by another request.`);
+    }
+    try {
+      const entry = await this.#entry(orgId, id);
+      Oid4vpHolder.#mustBeOpen(entry);
+      return await answer(entry);
+    } finally {
+      await release();
+    }
+  }
+
+  async #commit(
+    entry: Deno.KvEntry<StoredPresentationRequest>,
+    change: Partial<PresentationRequestRecord> & { state: PresentationState },
+  ): Promise<PresentationRequestRecord> {
+    const now = this.#d.now();
+    const record = { ...entry.value.record, ...change, updatedAt: new Date(now).toISOString() };
+    await updateRequest(this.#d.kv, entry, record, now);
+    this.#d.dispatcher.wake();
+    return record;
+  }
+
+  /**
+   * Answers a request with the selected credentials (default: the newest match of each query the
+   * answer needs). 409 when a needed query has no match (nothing is sent); 502 when the verifier
+   * cannot be reached (the record stays `request-received`); the verifier's refusal → `failed`.
+   */
+  async accept(
+    orgId: string,
+    id: string,
+    opts: { selection?: Record<string, string> } = {},
+  ): Promise<PresentationRequestRecord> {
+    await this.#requireAgent(orgId);
+    return await this.#answering(orgId, id, async (entry) => {
+      const { params } = entry.value;
+      const libs = await openid4vpLibs();
+      const credentials = await this.#d.credentials(orgId);
+      const queries = matchQuery(libs, params.dcqlQuery, credentials);
+      const selection = opts.selection ?? {};
+      for (const [queryId, credentialId] of Object.entries(selection)) {
+        const q = queries.find((x) => x.id === queryId);
+        if (!q) {
+          throw badRequest(
+            `selection names "${queryId}", which is not a credential query of this request.`,
+          );
+        }
+        if (!q.matches.some((m) => m.credentialId === credentialId)) {
+          throw conflict(
+            `Credential "${credentialId}" does not answer credential query "${queryId}"; nothing was sent.`,
+          );
+        }
+      }
+      const choice = chooseCredentials(params.dcqlQuery, queries, selection);
+      if ("unmet" in choice) {
+        throw conflict(
+          `No stored credential answers the ${choice.unmet} of presentation request "${id}"; nothing was sent to the verifier.`,
+        );
+      }
+      const vpToken = await this.#presentations(
+        orgId,
+        entry.value,
+        choice.chosen,
+        credentials,
+        libs,
+      );
+      const form = await responseForm(libs, entry.value, vpToken);
+      const res = await this.#post("presentation", entry.value, form);
+      const presented = [...choice.chosen].map(([queryId, m]) => ({
+        queryId,
+        credentialId: m.credentialId,
+      }));
+      if (res.status >= 200 && res.status < 300) {
+        const redirect = redirectUriOf(res.body);
+        return await this.#commit(entry, {
+          state: "done",
+          presented,
+          ...(redirect ? { redirectUri: redirect } : {}),
+        });
+      }
+      return await this.#commit(entry, {
+        state: "failed",
+        errorMessage: `The verifier refused the presentation: ${describeAnswer(res)}.`,
+      });
+    });
+  }
+
+  /** The presentations of the chosen credentials, by credential query. */
+  async #presentations(
+    orgId: string,
+    stored: StoredPresentationRequest,
+    chosen: Map<string, QueryMatch>,
+    credentials: PresentableCredential[],
+    libs: Oid4vpLibs,
+  ): Promise<VpToken> {
+    const key: OrgSigningKey = await orgAgentKey(this.#d.wallet, orgId);
+    const iat = Math.floor(this.#d.now() / 1000);
+    const { nonce, audience } = stored.params;
+    const vpToken: VpToken = {};
+    for (const [queryId, match] of chosen) {
+      const c = credentials.find((x) => x.id === match.credentialId && x.format === match.format)!;
+      const status = await this.#d.checkStatus?.(orgId, { id: c.id, format: c.format });
+      if (status && (status.state === "revoked" || status.state === "suspended")) {
+        throw conflict(
+          `Credential "${c.id}" is ${status.state}${
+            status.message ? ` (${status.message})` : ""
+          }; it is not presented and nothing was sent.`,
+        );
+      }
+      if (c.format === "dc+sd-jwt") {
+        const signer = kbSignerFor(c.claims.cnf, key, c.id);
+        vpToken[queryId] = [
+          await presentSdJwt(libs, c.compact!, c.claims, match.disclosedClaims, {
+            nonce,
+            aud: audience,
+            iat,
+            signer,
+          }),
+        ];
+      } else {
+        vpToken[queryId] = [
+          await presentLdp(c.claims, key, {
+            challenge: nonce,
+            domain: audience,
+            documentLoader: createDocumentLoader({ resolveDid: this.#resolveDid }),
+          }),
+        ];
+      }
+    }
+    return vpToken;
+  }
+
+  #resolveDid: ResolveDid = async (did) =>
+    ((await this.#d.resolver.resolve(did)).didDocument ?? null) as Awaited<ReturnType<ResolveDid>>;
+
+  /** Posts a form to the request's `response_uri`; 5xx and no answer are 502. */
+  async #post(what: string, stored: StoredPresentationRequest, form: Record<string, string>) {
+    const uri = stored.record.responseUri;
+    const res = await this.#http.postForm(what, uri, form, (m) => {
+      throw badRequest(`The ${what} cannot be sent: ${m}.`);
+    });
+    if (res.status >= 500) {
+      throw new VerifierUnreachable(
+        `The verifier could not take the ${what} (${uri}): it answered ${
+          describeAnswer(res)
+        }. The request is still open; try again.`,
+      );
+    }
+    return res;
+  }
+
+  /**
+   * Declines a request: the verifier is told `access_denied` at its `response_uri`; the record is
+   * `declined` whatever the verifier answers (Credo answers 400, expecting a `vp_token`).
+   */
+  async decline(orgId: string, id: string): Promise<PresentationRequestRecord> {
+    return await this.#answering(orgId, id, async (entry) => {
+      let note: string | undefined;
+      try {
+        await this.#post("decline", entry.value, declineForm(entry.value));
+      } catch (err) {
+        if (!(err instanceof VerifierUnreachable)) throw err;
+        note = `The verifier was not told: ${err.message}`;
+      }
+      return await this.#commit(entry, {
+        state: "declined",
+        ...(note ? { errorMessage: note } : {}),
+      });
+    });
+  }
+
+  /** One request of the org. */
+  async get(orgId: string, id: string): Promise<PresentationRequestRecord> {
+    return (await this.#entry(orgId, id)).value.record;
+  }
+
+  /** A page of the org's requests, newest first. */
+  list(
+    orgId: string,
+    q: { limit: number; cursor?: string; state?: PresentationState },
+  ): Promise<Page<PresentationRequestRecord>> {
+    return listRequests(this.#d.kv, orgId, q);
+  }
+}
+
+/** `redirect_uri` of the verifier's JSON answer, when it gives one. */
+function redirectUriOf(body: Uint8Array): string | undefined {
+  try {
+    const v = JSON.parse(new TextDecoder().decode(body));
+    return typeof v?.redirect_uri === "string" ? v.redirect_uri.slice(0, 2000) : undefined;
+  } catch {
+    return undefined;
+  }
+}
