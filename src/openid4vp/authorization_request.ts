@@ -66,9 +66,12 @@ const WALLET_METADATA = {
 const LIBRARY_RULES: [RegExp, RefusalRule][] = [
   [/'exp' is in the past|'nbf' is in the future/, "request_expired"],
   [/signed by the same DID|signer method/i, "request_signer"],
-  [/san dns names|fully qualified domain name/i, "x509_san_dns"],
+  [/san dns names/i, "x509_san_dns"],
   [/response_mode/i, "response_mode"],
-  [/MUST match the (response|redirect)_uri|redirect_uri value|response_uri/i, "response_uri"],
+  [
+    /fully qualified domain name|MUST match the (response|redirect)_uri|response_uri/i,
+    "response_uri",
+  ],
   [/typ header|client_id does not match|client_id_scheme does not match/, "request_object"],
   [/client identifier|client_id/i, "client_id_prefix"],
   [/dcql|presentation_definition|scope value/i, "dcql_query"],

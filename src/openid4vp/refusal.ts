@@ -48,7 +48,9 @@ export class RequestRefused extends AppError {
     super(
       "presentation_request_refused",
       400,
-      `The presentation request is refused (rule ${rule}): ${reason} Nothing was sent to the verifier.`,
+      `The presentation request is refused (rule ${rule}): ${
+        reason.replace(/[.\s]*$/, ".")
+      } Nothing was sent to the verifier.`,
       { cause: opts.cause, details: [{ path: rule, message: reason }] },
     );
   }

@@ -11,27 +11,41 @@ import { bytesToVerkey, verkeyToDidKey } from "../../src/crypto/mod.ts";
 
 type Json = Record<string, unknown>;
 
-/** An X.509 CA and a leaf for `dnsName`, both P-256 (ES256). */
-export async function makeChain(dnsName: string, opts: { leafDays?: number } = {}) {
-  const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
-  const caKeys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]);
-  const leafKeys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]);
+/** A CA certificate and its keys. */
+export interface TestCa {
+  cert: x509.X509Certificate;
+  keys: CryptoKeyPair;
+}
+
+const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+
+/** A self-signed P-256 CA. */
+export async function makeCa(name = "Test Verifier CA"): Promise<TestCa> {
+  const keys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]) as CryptoKeyPair;
   const now = Date.now();
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: "01",
-    name: "CN=Test Verifier CA",
+    name: `CN=${name}`,
     notBefore: new Date(now - 3600_000),
     notAfter: new Date(now + 86400_000),
-    keys: caKeys,
+    keys,
     signingAlgorithm: alg,
     extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
   });
+  return { cert, keys };
+}
+
+/** A leaf for `dnsName` issued by `ca` (default: a new CA), both P-256 (ES256). */
+export async function makeChain(dnsName: string, opts: { ca?: TestCa } = {}) {
+  const { cert: ca, keys: caKeys } = opts.ca ?? await makeCa();
+  const leafKeys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]) as CryptoKeyPair;
+  const now = Date.now();
   const leaf = await x509.X509CertificateGenerator.create({
     serialNumber: "02",
     subject: `CN=${dnsName}`,
     issuer: ca.subject,
     notBefore: new Date(now - 3600_000),
-    notAfter: new Date(now + (opts.leafDays ?? 1) * 86400_000),
+    notAfter: new Date(now + 86400_000),
     signingKey: caKeys.privateKey,
     publicKey: leafKeys.publicKey,
     signingAlgorithm: alg,
@@ -39,6 +53,7 @@ export async function makeChain(dnsName: string, opts: { leafDays?: number } = {
   });
   return {
     caPem: ca.toString("pem"),
+    ca: { cert: ca, keys: caKeys },
     x5c: [leaf.toString("base64")],
     leafKey: leafKeys.privateKey,
   };
@@ -160,7 +175,7 @@ export async function startLocalVerifier(host = "127.0.0.1") {
       if (signer === "none") {
         const q = new URLSearchParams();
         for (const [k, v] of Object.entries(payload)) {
-          q.set(k, typeof v === "string" ? v : JSON.stringify(v));
+          if (v !== undefined) q.set(k, typeof v === "string" ? v : JSON.stringify(v));
         }
         return { id, nonce, clientId, responseUri, link: `openid4vp://?${q}` };
       }
