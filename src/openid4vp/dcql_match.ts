@@ -119,13 +119,17 @@ function disclosed(c: Candidate, q: CredentialQuery, valid: Json): ClaimPath[] {
   return out;
 }
 
-/** Which credential query ids an answer must include at least one option of. */
+/**
+ * The credential queries every answer includes: all of them without `credential_sets`, else those
+ * in every option of a required set (a query that is one of several alternatives is not).
+ */
 function requiredIds(query: ParsedQuery): Set<string> {
   if (!query.credential_sets) return new Set(query.credentials.map((c) => c.id));
   const ids = new Set<string>();
   for (const set of query.credential_sets) {
     if (set.required === false) continue;
-    for (const option of set.options) for (const id of option) ids.add(id);
+    const [first, ...rest] = set.options;
+    for (const id of first ?? []) if (rest.every((o) => o.includes(id))) ids.add(id);
   }
   return ids;
 }
@@ -165,9 +169,10 @@ export function matchQuery(
 
 /**
  * The credential queries an answer includes, with the credential for each: the caller's
- * `selection` where given, else the newest match. Every required `credential_sets` entry gets its
- * first option that can be answered; without sets every query is answered. Returns the unmet
- * query (or set) in words when the request cannot be answered.
+ * `selection` where given, else the newest match. Every required `credential_sets` entry gets the
+ * first of its options the selection names completely, else its first option that can be
+ * answered; without sets every query is answered; a selected query outside them is added. Returns
+ * the unmet query (or set) in words when the request cannot be answered.
  */
 export function chooseCredentials(
   dcqlQuery: Json,
@@ -190,7 +195,8 @@ export function chooseCredentials(
     }
   } else {
     for (const set of sets) {
-      const option = set.options.find((o) => o.every((id) => pick(id) !== undefined));
+      const option = set.options.find((o) => o.every((id) => id in selection)) ??
+        set.options.find((o) => o.every((id) => pick(id) !== undefined));
       if (!option) {
         if (set.required === false) continue;
         return {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { interopOptions } from "./availability.ts";
 import { type Oid4vcIssuer, startOid4vcIssuer } from "./oid4vc_peer.ts";
 import { type Oid4vpVerifier, startOid4vpVerifier } from "./oid4vp_peer.ts";
-import { configureAgent } from "../didcomm/helpers.ts";
+import { configureAgent, type ServedContext, servedContext } from "../didcomm/helpers.ts";
 import {
   type ContextOptions,
   createTestContext,
@@ -34,7 +34,7 @@ export type Json = Record<string, unknown>;
 export interface VpSetup {
   issuer: Oid4vcIssuer;
   verifier: Oid4vpVerifier;
-  ctx: TestContext;
+  ctx: TestContext | ServedContext;
   token: string;
   /** The stored SD-JWT VC issued by Credo. */
   credentialId: string;
@@ -73,10 +73,13 @@ export async function issueToOrg(s: Omit<VpSetup, "credentialId">): Promise<stri
   return (done.credentialIds as string[])[0]!;
 }
 
-/** Starts both peers and the service, and issues one credential to the org. */
-export async function vpSetup(opts: ContextOptions = {}): Promise<VpSetup> {
+/**
+ * Starts both peers and the service (on a real port with `served`, for the browser), and issues
+ * one credential to the org.
+ */
+export async function vpSetup(opts: ContextOptions = {}, served = false): Promise<VpSetup> {
   const [issuer, verifier] = await Promise.all([startOid4vcIssuer(), startOid4vpVerifier()]);
-  const ctx = await createTestContext(opts);
+  const ctx = served ? await servedContext(opts) : await createTestContext(opts);
   await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
   const token = await ctx.token({ [ORG]: ["holder"] });
   const partial = { issuer, verifier, ctx, token };

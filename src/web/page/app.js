@@ -5,6 +5,8 @@
 //   servedFromCache is the service's own answer; redirects are not followed (they may lead
 //   to other hosts).
 
+import { presentationRequests } from "./presentations.js";
+
 let token = "";
 
 const $ = (id) => document.getElementById(id);
@@ -227,6 +229,7 @@ function forget() {
       "exchanges",
       "oid4vc-offers",
       "sd-jwt-credentials",
+      "oid4vp-requests",
     ]
   ) {
     $(id).replaceChildren();
@@ -247,6 +250,7 @@ async function loadConsole() {
     loadExchanges(),
     loadOffers(),
     loadSdJwtCredentials(),
+    presentations.load(),
   ]);
 }
 
@@ -508,6 +512,14 @@ async function receiveOffer() {
   await loadOffers();
 }
 
+const presentations = presentationRequests({ api, jsonOf, el, facts, problem, act, org, q });
+
+async function receivePresentationRequest() {
+  const link = $("vp-request").value.trim();
+  if (!link) return;
+  if (await presentations.receive(link)) $("vp-request").value = "";
+}
+
 /** POSTs an action, says how it went, then reloads its list. */
 async function act(button, path, body, reload) {
   button.disabled = true;
@@ -533,6 +545,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("offer-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     receiveOffer();
+  });
+  $("vp-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    receivePresentationRequest();
   });
   $("org").addEventListener("change", loadConsole);
   loadExamples();
