@@ -15,11 +15,10 @@ import type { DidResolver } from "../did/mod.ts";
 import { type Oid4vpLibs, openid4vpLibs } from "./libs.ts";
 import { refusalIn, type RefusalRule, refuse } from "./refusal.ts";
 import { requestJwtVerifier } from "./request_signature.ts";
-import { POLICY_KINDS, VerifierHttp } from "./verifier_http.ts";
+import { type ClientPrefix, readRequestLink } from "./request_link.ts";
+import { encryptionKeyOf } from "./response_encryption.ts";
+import { POLICY_KINDS, type VerifierHttp } from "./verifier_http.ts";
 import type { TrustAnchors } from "./x509.ts";
-
-/** The client identifier prefixes this wallet answers. */
-export type ClientPrefix = "redirect_uri" | "decentralized_identifier" | "x509_san_dns";
 
 /** A request that passed every rule. */
 export interface CheckedRequest {
@@ -48,19 +47,6 @@ export interface RequestReaderDeps {
   /** Refuses a URL the outbound policy does not allow (throws a `SafeFetchError`). */
   checkUrl: (url: string) => Promise<unknown>;
 }
-
-const SCHEMES = ["openid4vp:", "haip:", "eudi-openid4vp:", "mdoc-openid4vp:", "https:", "http:"];
-const MAX_REQUEST_CHARS = 48_000;
-/** The formats and algorithms this wallet can present, sent with `request_uri_method=post`. */
-const WALLET_METADATA = {
-  vp_formats_supported: {
-    "dc+sd-jwt": { "sd-jwt_alg_values": ["EdDSA", "ES256"], "kb-jwt_alg_values": ["EdDSA"] },
-    ldp_vc: { proof_type_values: ["Ed25519Signature2018", "Ed25519Signature2020"] },
-  },
-  client_id_prefixes_supported: ["redirect_uri", "decentralized_identifier", "x509_san_dns"],
-  request_object_signing_alg_values_supported: ["EdDSA", "ES256", "ES384", "PS256", "RS256"],
-  response_modes_supported: ["direct_post", "direct_post.jwt"],
-};
 
 /** The library's refusal texts and the rule each one is. */
 const LIBRARY_RULES: [RegExp, RefusalRule][] = [
@@ -92,112 +78,12 @@ function asRefusal(err: unknown): never {
   return refuse(rule, `${reason.replace(/\.?\s*$/, "")}.`, err);
 }
 
-/** The link's query parameters. */
-function linkParams(link: string): URLSearchParams {
-  const text = link.trim();
-  if (/^openid-credential-offer:/i.test(text)) {
-    refuse(
-      "request_syntax",
-      "this is an OpenID4VCI credential offer, not a presentation request; post it to /orgs/{orgId}/openid4vc/offers.",
-    );
-  }
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return refuse("request_syntax", "the request is not a URI (openid4vp://?…).");
-  }
-  if (!SCHEMES.includes(url.protocol)) {
-    refuse(
-      "request_syntax",
-      `"${url.protocol}" links are not OpenID4VP requests (openid4vp:, haip: or https: links are).`,
-    );
-  }
-  if (!url.searchParams.get("client_id")) {
-    refuse("request_syntax", "the request has no client_id.");
-  }
-  return url.searchParams;
-}
-
-/** The prefix of a client_id, or a refusal. */
-function prefixOf(clientId: string): ClientPrefix {
-  const p = clientId.includes(":") ? clientId.slice(0, clientId.indexOf(":")) : "";
-  if (p === "redirect_uri" || p === "decentralized_identifier" || p === "x509_san_dns") return p;
-  if (p === "did") return "decentralized_identifier";
-  return refuse(
-    "client_id_prefix",
-    p === ""
-      ? `client_id "${clientId}" names a pre-registered verifier; this wallet has none (redirect_uri:, decentralized_identifier: or x509_san_dns: clients are accepted).`
-      : `the client identifier prefix "${p}" is not accepted (redirect_uri:, decentralized_identifier: or x509_san_dns: are).`,
-  );
-}
-
-/** Fetches the request object of `request_uri` (GET, or POST with our wallet metadata). */
-async function fetchRequestObject(params: URLSearchParams, deps: RequestReaderDeps) {
-  const uri = params.get("request_uri")!;
-  const method = (params.get("request_uri_method") ?? "get").toLowerCase();
-  if (method !== "get" && method !== "post") {
-    refuse("request_uri", `request_uri_method "${method}" is neither get nor post.`);
-  }
-  const onPolicy = (m: string): never => refuse("request_uri", `${m}.`);
-  const accept = "application/oauth-authz-req+jwt, application/jwt;q=0.9, text/plain;q=0.5";
-  const res = method === "post"
-    ? await deps.http.call("request object", uri, {
-      method: "POST",
-      headers: { accept, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ wallet_metadata: JSON.stringify(WALLET_METADATA) }).toString(),
-    }, onPolicy)
-    : await deps.http.call("request object", uri, { headers: { accept } }, onPolicy);
-  if (res.status !== 200) {
-    refuse(
-      "request_uri",
-      `the verifier answered the request_uri (${uri}) with HTTP ${res.status}.`,
-    );
-  }
-  return new TextDecoder().decode(res.body).trim();
-}
-
-/** A request object's header, or a refusal. */
-function headerOf(jwt: string): Record<string, unknown> {
-  const parts = jwt.split(".");
-  if (parts.length === 5) {
-    refuse("request_uri", "the request object is encrypted (JWE); this wallet reads signed ones.");
-  }
-  try {
-    if (parts.length !== 3) throw new Error();
-    return jose.decodeProtectedHeader(jwt) as Record<string, unknown>;
-  } catch {
-    return refuse("request_uri", "the request object is not a JWT.");
-  }
-}
-
 /** Reads a request link into a {@link CheckedRequest}, or refuses it naming the rule. */
 export async function readAuthorizationRequest(
   link: string,
   deps: RequestReaderDeps,
 ): Promise<CheckedRequest> {
-  if (link.length > MAX_REQUEST_CHARS) {
-    refuse("request_syntax", `the request is longer than ${MAX_REQUEST_CHARS} characters.`);
-  }
-  const params = linkParams(link);
-  const clientId = params.get("client_id")!;
-  const prefix = prefixOf(clientId);
-  if (params.has("request") && params.has("request_uri")) {
-    refuse("request_syntax", "the request has both request and request_uri.");
-  }
-  const jwt = params.has("request_uri")
-    ? await fetchRequestObject(params, deps)
-    : params.get("request") ?? undefined;
-  const signed = jwt !== undefined && headerOf(jwt).alg !== "none";
-  if (prefix !== "redirect_uri" && !signed) {
-    refuse(
-      "signed_request_required",
-      `a ${prefix}: client must sign its request object; this request is not signed.`,
-    );
-  }
-  if (prefix === "redirect_uri" && signed) {
-    refuse("unsigned_request_required", "a redirect_uri: client must not sign its request.");
-  }
+  const { clientId, prefix, jwt, signed } = await readRequestLink(link, deps.http);
   const libs = await openid4vpLibs();
   let input: Record<string, unknown>;
   try {
@@ -313,43 +199,4 @@ async function checkPayload(
     ...(name ? { verifierName: name.slice(0, 200) } : {}),
     ...(exp ? { expiresAt: exp } : {}),
   };
-}
-
-/** Content encryption this wallet can do for `direct_post.jwt`, in preference order. */
-export const ENC_VALUES = ["A128GCM", "A256GCM", "A128CBC-HS256", "A256CBC-HS512"];
-
-/**
- * The verifier's response encryption key and `enc` from `client_metadata`: an ECDH-ES key (EC
- * P-256/384/521 or OKP X25519) in `jwks`, and an `enc` both sides support. Refuses otherwise.
- */
-export function encryptionKeyOf(
-  metadata: Record<string, unknown> | undefined,
-): { jwk: jose.JWK; enc: string } {
-  const keys = (metadata?.jwks as { keys?: unknown } | undefined)?.keys;
-  const usable = (Array.isArray(keys) ? keys : []).filter((k): k is jose.JWK =>
-    !!k && typeof k === "object" && (k.use === undefined || k.use === "enc") &&
-    (k.alg === undefined || k.alg === "ECDH-ES") &&
-    ((k.kty === "EC" && ["P-256", "P-384", "P-521"].includes(k.crv)) ||
-      (k.kty === "OKP" && k.crv === "X25519"))
-  );
-  if (usable.length === 0) {
-    refuse(
-      "response_encryption",
-      "direct_post.jwt needs an ECDH-ES encryption key (EC or X25519) in client_metadata.jwks; the request has none.",
-    );
-  }
-  const offered = metadata?.encrypted_response_enc_values_supported ??
-    (typeof metadata?.authorization_encrypted_response_enc === "string"
-      ? [metadata.authorization_encrypted_response_enc]
-      : ["A128GCM"]);
-  const enc = ENC_VALUES.find((e) => Array.isArray(offered) && offered.includes(e));
-  if (!enc) {
-    refuse(
-      "response_encryption",
-      `none of the verifier's content encryption values (${
-        JSON.stringify(offered)
-      }) is one this wallet supports (${ENC_VALUES.join(", ")}).`,
-    );
-  }
-  return { jwk: usable[0]!, enc: enc! };
 }

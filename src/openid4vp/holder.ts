@@ -8,26 +8,22 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import { createDocumentLoader, type ResolveDid } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import { readAuthorizationRequest } from "./authorization_request.ts";
-import type { CredentialSource, PresentableCredential } from "./credential_source.ts";
+import type { CredentialSource } from "./credential_source.ts";
 import { chooseCredentials, matchQuery } from "./dcql_match.ts";
-import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
-import { presentLdp } from "./ldp_present.ts";
-import { type Oid4vpLibs, openid4vpLibs } from "./libs.ts";
+import { openid4vpLibs } from "./libs.ts";
+import { buildVpToken, type StatusCheck } from "./presentation.ts";
 import type {
   PresentationRequestRecord,
   PresentationState,
-  QueryMatch,
   StoredPresentationRequest,
 } from "./record.ts";
-import { declineForm, responseForm, type VpToken } from "./response.ts";
-import { presentSdJwt } from "./sd_jwt_present.ts";
+import { declineForm, responseForm } from "./response.ts";
 import {
   addNewRequest,
   listRequests,
@@ -38,16 +34,6 @@ import {
 } from "./store.ts";
 import { describeAnswer, VerifierHttp, VerifierUnreachable } from "./verifier_http.ts";
 import type { TrustAnchors } from "./x509.ts";
-
-/**
- * STATUS HOOK (issue 26): checks a stored credential's status right before it is presented. The
- * status work exports such a check; until it is wired here (in `compose.ts`) nothing is checked
- * at this point (stored `revoked`/`suspended` credentials are already never offered).
- */
-export type StatusCheck = (
-  orgId: string,
-  credential: { id: string; format: "dc+sd-jwt" | "ldp_vc" },
-) => Promise<{ state: string; message?: string } | undefined>;
 
 /** What the holder uses. */
 export interface Oid4vpHolderDeps {
@@ -63,9 +49,11 @@ export interface Oid4vpHolderDeps {
   checkUrl: (url: string) => Promise<unknown>;
   /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
   anchors?: TrustAnchors;
-  /** See {@link StatusCheck}. */
+  /** The status check right before a credential is presented (see {@link StatusCheck}). */
   checkStatus?: StatusCheck;
 }
+
+export type { StatusCheck };
 
 const LEASE_MS = 60_000;
 
@@ -221,13 +209,12 @@ export class Oid4vpHolder {
           `No stored credential answers the ${choice.unmet} of presentation request "${id}"; nothing was sent to the verifier.`,
         );
       }
-      const vpToken = await this.#presentations(
+      const vpToken = await buildVpToken(this.#d, libs, {
         orgId,
-        entry.value,
-        choice.chosen,
+        stored: entry.value,
+        chosen: choice.chosen,
         credentials,
-        libs,
-      );
+      });
       const form = await responseForm(libs, entry.value, vpToken);
       const res = await this.#post("presentation", entry.value, form);
       const presented = [...choice.chosen].map(([queryId, m]) => ({
@@ -248,54 +235,6 @@ export class Oid4vpHolder {
       });
     });
   }
-
-  /** The presentations of the chosen credentials, by credential query. */
-  async #presentations(
-    orgId: string,
-    stored: StoredPresentationRequest,
-    chosen: Map<string, QueryMatch>,
-    credentials: PresentableCredential[],
-    libs: Oid4vpLibs,
-  ): Promise<VpToken> {
-    const key: OrgSigningKey = await orgAgentKey(this.#d.wallet, orgId);
-    const iat = Math.floor(this.#d.now() / 1000);
-    const { nonce, audience } = stored.params;
-    const vpToken: VpToken = {};
-    for (const [queryId, match] of chosen) {
-      const c = credentials.find((x) => x.id === match.credentialId && x.format === match.format)!;
-      const status = await this.#d.checkStatus?.(orgId, { id: c.id, format: c.format });
-      if (status && (status.state === "revoked" || status.state === "suspended")) {
-        throw conflict(
-          `Credential "${c.id}" is ${status.state}${
-            status.message ? ` (${status.message})` : ""
-          }; it is not presented and nothing was sent.`,
-        );
-      }
-      if (c.format === "dc+sd-jwt") {
-        const signer = kbSignerFor(c.claims.cnf, key, c.id);
-        vpToken[queryId] = [
-          await presentSdJwt(libs, c.compact!, c.claims, match.disclosedClaims, {
-            nonce,
-            aud: audience,
-            iat,
-            signer,
-          }),
-        ];
-      } else {
-        vpToken[queryId] = [
-          await presentLdp(c.claims, key, {
-            challenge: nonce,
-            domain: audience,
-            documentLoader: createDocumentLoader({ resolveDid: this.#resolveDid }),
-          }),
-        ];
-      }
-    }
-    return vpToken;
-  }
-
-  #resolveDid: ResolveDid = async (did) =>
-    ((await this.#d.resolver.resolve(did)).didDocument ?? null) as Awaited<ReturnType<ResolveDid>>;
 
   /** Posts a form to the request's `response_uri`; 5xx and no answer are 502. */
   async #post(what: string, stored: StoredPresentationRequest, form: Record<string, string>) {

@@ -8,7 +8,7 @@
  * @module
  */
 import * as jose from "jose";
-import { ENC_VALUES, encryptionKeyOf } from "./authorization_request.ts";
+import { ENC_VALUES, encryptionKeyOf } from "./response_encryption.ts";
 import type { Oid4vpLibs } from "./libs.ts";
 import type { StoredPresentationRequest } from "./record.ts";
 
