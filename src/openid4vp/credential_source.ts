@@ -10,6 +10,7 @@ import type { W3cCredentialRecord } from "../credentials/mod.ts";
 import type { Page } from "../kv/mod.ts";
 import type { SdJwtCredentialRecord } from "../openid4vc/mod.ts";
 import type { Candidate } from "./dcql_match.ts";
+import { ldpTypes } from "./ldp_types.ts";
 
 /** A stored credential that can be presented. */
 export interface PresentableCredential extends Candidate {
@@ -72,7 +73,7 @@ export function credentialSource(lists: StoredCredentialLists): CredentialSource
     }
     for (const c of w3c) {
       if (!usable(c)) continue;
-      const types = ([] as unknown[]).concat(c.credential.type ?? []).map(String);
+      const types = await ldpTypes(`${orgId}/${c.id}`, c.credential);
       out.push({ id: c.id, format: "ldp_vc", createdAt: c.createdAt, types, claims: c.credential });
     }
     return out;
