@@ -1,8 +1,8 @@
 /**
  * The org's stored credentials a presentation can use, read through the features that store them
  * (the OpenID4VCI holder's SD-JWT VCs, the DIDComm holder's W3C credentials), never another org's.
- * A credential whose status is `revoked` or `suspended` (the status check of issue 26 writes
- * `status` on the stored record) is never offered.
+ * A credential whose recorded status (`status` on the stored record, kept by `status/`) is
+ * `revoked` or `suspended` is never offered.
  *
  * @module
  */
@@ -16,6 +16,8 @@ import { ldpTypes } from "./ldp_types.ts";
 export interface PresentableCredential extends Candidate {
   /** SD-JWT VC: the SD-JWT as received. */
   compact?: string;
+  /** The status recorded with it (the last check). */
+  status?: { state: string; message?: string };
 }
 
 /** Lists an org's presentable credentials. */
@@ -33,10 +35,16 @@ const PAGE = 200;
 /** A presentation request is evaluated against at most this many credentials of each format. */
 const MAX_PER_FORMAT = 2000;
 
+/** The status recorded with a stored credential, if any. */
+function recorded(record: unknown): PresentableCredential["status"] {
+  const s = (record as { status?: { state?: unknown; message?: unknown } }).status;
+  if (typeof s?.state !== "string") return undefined;
+  return { state: s.state, ...(typeof s.message === "string" ? { message: s.message } : {}) };
+}
+
 /** `revoked` and `suspended` credentials are never presented. */
-function usable(record: unknown): boolean {
-  const state = (record as { status?: { state?: unknown } }).status?.state;
-  return state !== "revoked" && state !== "suspended";
+export function usable(status: PresentableCredential["status"]): boolean {
+  return status?.state !== "revoked" && status?.state !== "suspended";
 }
 
 async function all<T>(
@@ -61,7 +69,8 @@ export function credentialSource(lists: StoredCredentialLists): CredentialSource
     ]);
     const out: PresentableCredential[] = [];
     for (const c of sdJwt) {
-      if (!usable(c)) continue;
+      const status = recorded(c);
+      if (!usable(status)) continue;
       out.push({
         id: c.id,
         format: "dc+sd-jwt",
@@ -69,12 +78,21 @@ export function credentialSource(lists: StoredCredentialLists): CredentialSource
         vct: c.vct,
         claims: c.claims,
         compact: c.compact,
+        ...(status ? { status } : {}),
       });
     }
     for (const c of w3c) {
-      if (!usable(c)) continue;
+      const status = recorded(c);
+      if (!usable(status)) continue;
       const types = await ldpTypes(`${orgId}/${c.id}`, c.credential);
-      out.push({ id: c.id, format: "ldp_vc", createdAt: c.createdAt, types, claims: c.credential });
+      out.push({
+        id: c.id,
+        format: "ldp_vc",
+        createdAt: c.createdAt,
+        types,
+        claims: c.credential,
+        ...(status ? { status } : {}),
+      });
     }
     return out;
   };

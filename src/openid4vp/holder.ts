@@ -14,13 +14,15 @@ import { type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import { readAuthorizationRequest } from "./authorization_request.ts";
-import type { CredentialSource } from "./credential_source.ts";
+import { type CredentialSource, type PresentableCredential, usable } from "./credential_source.ts";
 import { chooseCredentials, matchQuery } from "./dcql_match.ts";
 import { openid4vpLibs } from "./libs.ts";
 import { buildVpToken, type StatusCheck } from "./presentation.ts";
 import type {
   PresentationRequestRecord,
   PresentationState,
+  QueryMatch,
+  QueryMatches,
   StoredPresentationRequest,
 } from "./record.ts";
 import { declineForm, responseForm } from "./response.ts";
@@ -49,7 +51,10 @@ export interface Oid4vpHolderDeps {
   checkUrl: (url: string) => Promise<unknown>;
   /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
   anchors?: TrustAnchors;
-  /** The status check right before a credential is presented (see {@link StatusCheck}). */
+  /**
+   * A credential's status now, before it is offered (receive) and before it is presented
+   * (accept); without it only the recorded status counts (see {@link StatusCheck}).
+   */
   checkStatus?: StatusCheck;
 }
 
@@ -86,7 +91,12 @@ export class Oid4vpHolder {
       checkUrl: this.#d.checkUrl,
     });
     const libs = await openid4vpLibs();
-    const queries = matchQuery(libs, req.dcqlQuery, await this.#d.credentials(orgId));
+    const credentials = await this.#d.credentials(orgId);
+    const queries = await this.#withoutRevoked(
+      orgId,
+      matchQuery(libs, req.dcqlQuery, credentials),
+      credentials,
+    );
     const now = this.#d.now();
     const at = new Date(now).toISOString();
     const record: PresentationRequestRecord = {
@@ -188,7 +198,11 @@ export class Oid4vpHolder {
       const { params } = entry.value;
       const libs = await openid4vpLibs();
       const credentials = await this.#d.credentials(orgId);
-      const queries = matchQuery(libs, params.dcqlQuery, credentials);
+      const queries = await this.#withoutRevoked(
+        orgId,
+        matchQuery(libs, params.dcqlQuery, credentials),
+        credentials,
+      );
       const selection = opts.selection ?? {};
       for (const [queryId, credentialId] of Object.entries(selection)) {
         const q = queries.find((x) => x.id === queryId);
@@ -234,6 +248,34 @@ export class Oid4vpHolder {
         errorMessage: `The verifier refused the presentation: ${describeAnswer(res)}.`,
       });
     });
+  }
+
+  /**
+   * The queries with every match whose status, checked now, is `revoked` or `suspended` removed
+   * (one check per credential).
+   */
+  async #withoutRevoked(
+    orgId: string,
+    queries: QueryMatches[],
+    credentials: PresentableCredential[],
+  ): Promise<QueryMatches[]> {
+    const check = this.#d.checkStatus;
+    if (!check) return queries;
+    const verdicts = new Map<string, Promise<boolean>>();
+    const ok = (m: QueryMatch) => {
+      const key = `${m.format}/${m.credentialId}`;
+      let v = verdicts.get(key);
+      if (!v) {
+        const c = credentials.find((x) => x.id === m.credentialId && x.format === m.format)!;
+        v = check(orgId, c).then(usable);
+        verdicts.set(key, v);
+      }
+      return v;
+    };
+    return await Promise.all(queries.map(async (q) => {
+      const keep = await Promise.all(q.matches.map(ok));
+      return { ...q, matches: q.matches.filter((_, i) => keep[i]) };
+    }));
   }
 
   /** Posts a form to the request's `response_uri`; 5xx and no answer are 502. */

@@ -2,14 +2,13 @@
  * The `vp_token` of an answer: for each chosen credential query, the presentation of its stored
  * credential. An SD-JWT VC discloses exactly the query's claim paths and carries a key binding
  * JWT signed by the key in its `cnf`; a JSON-LD credential goes whole into a VP signed by the org's
- * did:key. Right before a credential is presented, the status hook may refuse it.
+ * did:key.
  *
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
 import { createDocumentLoader, type ResolveDid } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
-import { conflict } from "../errors.ts";
 import type { PresentableCredential } from "./credential_source.ts";
 import { kbSignerFor, orgAgentKey } from "./holder_key.ts";
 import { presentLdp } from "./ldp_present.ts";
@@ -19,21 +18,20 @@ import type { VpToken } from "./response.ts";
 import { presentSdJwt } from "./sd_jwt_present.ts";
 
 /**
- * STATUS HOOK (issue 26): checks a stored credential's status right before it is presented. The
- * status work exports such a check; until it is wired here (in `compose.ts`) nothing is checked
- * at this point (stored `revoked`/`suspended` credentials are already never offered).
+ * A credential's status checked now (issue 26's `statusOf`, the recorded status standing where
+ * the list cannot be read now). Revoked and suspended credentials are neither offered nor
+ * presented.
  */
 export type StatusCheck = (
   orgId: string,
-  credential: { id: string; format: "dc+sd-jwt" | "ldp_vc" },
-) => Promise<{ state: string; message?: string } | undefined>;
+  credential: PresentableCredential,
+) => Promise<{ state: string; message?: string }>;
 
 /** What building a presentation needs. */
 export interface PresentationDeps {
   wallet: Wallet;
   resolver: DidResolver;
   now: () => number;
-  checkStatus?: StatusCheck;
 }
 
 /** The presentations of the chosen credentials, by credential query. */
@@ -55,14 +53,6 @@ export async function buildVpToken(
   const vpToken: VpToken = {};
   for (const [queryId, match] of a.chosen) {
     const c = a.credentials.find((x) => x.id === match.credentialId && x.format === match.format)!;
-    const status = await deps.checkStatus?.(a.orgId, { id: c.id, format: c.format });
-    if (status && (status.state === "revoked" || status.state === "suspended")) {
-      throw conflict(
-        `Credential "${c.id}" is ${status.state}${
-          status.message ? ` (${status.message})` : ""
-        }; it is not presented and nothing was sent.`,
-      );
-    }
     if (c.format === "dc+sd-jwt") {
       const signer = kbSignerFor(c.claims.cnf, key, c.id);
       vpToken[queryId] = [

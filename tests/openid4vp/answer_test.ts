@@ -227,6 +227,24 @@ Deno.test("OID4VP accept: selection picks the credential, credential_sets their 
     assert.deepEqual(done.presented, [{ queryId: "b", credentialId: older }]);
     const vpToken = JSON.parse(verifier.received(req.id)[0]!.form.vp_token!);
     assert.deepEqual(Object.keys(vpToken), ["b"]);
+
+    // Revoked after the request was received: checked again before presenting, and skipped.
+    const r2 = await verifier.request();
+    const rec2 = await expectJson(await call(ctx, token, "requests", { request: r2.link }), 201);
+    assert.deepEqual(
+      (rec2.queries as { matches: Json[] }[])[0]!.matches.map((m) => m.credentialId),
+      [newer, older],
+    );
+    const op = ctx.kv.atomic();
+    ctx.services.status.record(op, {
+      orgId: ORG,
+      id: newer,
+      subject: { format: "dc+sd-jwt", compact: "unused~" },
+      status: { state: "revoked", checkedAt: new Date().toISOString() },
+    });
+    assert.ok((await op.commit()).ok);
+    const done2 = await expectJson(await call(ctx, token, `requests/${rec2.id}/accept`), 200);
+    assert.deepEqual(done2.presented, [{ queryId: "pid", credentialId: older }]);
   } finally {
     await verifier.close();
     await ctx.close();

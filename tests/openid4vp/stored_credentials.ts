@@ -66,8 +66,16 @@ export async function storeSdJwt(
     claims: payload,
     compact,
     createdAt: opts.createdAt ?? new Date(now).toISOString(),
-    ...(opts.status ? { status: opts.status } : {}),
   } as never);
+  if (opts.status) {
+    // Recorded by the status feature, as a check on receipt would have.
+    ctx.services.status.record(op, {
+      orgId,
+      id,
+      subject: { format: "dc+sd-jwt", compact },
+      status: { state: opts.status.state, checkedAt: new Date(now).toISOString() } as never,
+    });
+  }
   await op.commit();
   return id;
 }

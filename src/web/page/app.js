@@ -6,6 +6,7 @@
 //   to other hosts).
 
 import { presentationRequests } from "./presentations.js";
+import { proofRequests } from "./proofs.js";
 
 let token = "";
 
@@ -230,6 +231,7 @@ function forget() {
       "oid4vc-offers",
       "sd-jwt-credentials",
       "oid4vp-requests",
+      "proofs",
     ]
   ) {
     $(id).replaceChildren();
@@ -251,6 +253,7 @@ async function loadConsole() {
     loadOffers(),
     loadSdJwtCredentials(),
     presentations.load(),
+    loadProofs(),
   ]);
 }
 
@@ -267,6 +270,7 @@ async function loadAgent() {
     ["Endpoint", a.agentEndpoint],
     ["DID", a.did],
     ["Auto-accept", a.autoAcceptCredentials],
+    ["Auto-accept proofs", a.autoAcceptProofs],
     ["Configured", a.createdAt],
     ["API key", "stored hashed; never shown"],
   ]));
@@ -519,6 +523,7 @@ async function receivePresentationRequest() {
   if (!link) return;
   if (await presentations.receive(link)) $("vp-request").value = "";
 }
+const loadProofs = proofRequests({ api, jsonOf, el, facts, problem, act, org, q });
 
 /** POSTs an action, says how it went, then reloads its list. */
 async function act(button, path, body, reload) {
