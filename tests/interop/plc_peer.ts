@@ -7,12 +7,8 @@
  * Needs `npm ci --ignore-scripts` in `tests/interop/plc_peer` to have run once
  * (`bash tests/interop/setup.sh`).
  */
+import { PLC_PEER_DIR } from "./availability.ts";
 import { spawnNodePeer } from "./node_peer.ts";
-
-/** The peer's folder. */
-export const PLC_PEER_DIR = new URL("./plc_peer/", import.meta.url);
-/** A file that exists once the peer's npm packages are installed. */
-export const PLC_PEER_PROBE = "node_modules/@did-plc/server/package.json";
 
 /** An audit log entry as the directory serves it. */
 export interface PlcAuditEntry {
@@ -54,6 +50,8 @@ export interface PlcDirectoryPeer {
   longLog(n: number): Promise<{ did: string; auditLog: PlcAuditEntry[]; document: unknown }>;
   /** Today's reference rendering of an operation's state, and the published library's. */
   render(did: string, operation: unknown): Promise<{ document: unknown; published: unknown }>;
+  /** The CID of an operation, as `@did-plc/lib` computes it. */
+  cid(operation: unknown): Promise<string>;
   /** Whether the published `@did-plc/lib` accepts a whole audit log, and its error. */
   libraryVerify(auditLog: unknown[]): Promise<{ accepted: boolean; error?: string }>;
   /** The peer's stderr so far. */
@@ -68,7 +66,10 @@ export async function startPlcDirectory(): Promise<PlcDirectoryPeer> {
     dir: PLC_PEER_DIR,
     script: "directory.mjs",
     args: ["--port", "0", "--control-port", "0"],
-    installed: { probe: PLC_PEER_PROBE, hint: "run `bash tests/interop/setup.sh`" },
+    installed: {
+      probe: "node_modules/@did-plc/server/package.json",
+      hint: "run `bash tests/interop/setup.sh`",
+    },
     stopPath: "/stop",
   });
   const controlUrl = String(node.ready.controlUrl);
@@ -79,6 +80,7 @@ export async function startPlcDirectory(): Promise<PlcDirectoryPeer> {
     legacy: () => post("/legacy"),
     longLog: (n) => post("/long-log", { n }),
     render: (did, operation) => post("/render", { did, operation }),
+    cid: async (operation) => (await post<{ cid: string }>("/cid", { operation })).cid,
     libraryVerify: (auditLog) => post("/library-verify", { auditLog }),
     logs: () => node.logs(),
     close: () => node.close(controlUrl),
