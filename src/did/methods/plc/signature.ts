@@ -17,6 +17,7 @@ const CURVES = { "P-256": p256, "secp256k1": secp256k1 } as const;
 /** A rotation key, parsed. */
 export interface RotationKey {
   curve: keyof typeof CURVES;
+  /** The uncompressed point (65 bytes). */
   publicKey: Uint8Array;
 }
 
@@ -31,11 +32,13 @@ export function parseRotationKey(didKey: string): RotationKey | string {
   }
   if (publicKey.length !== 33) return `${didKey} is not a compressed ${keyType} key`;
   try {
-    CURVES[keyType].Point.fromBytes(publicKey).assertValidity();
+    const point = CURVES[keyType].Point.fromBytes(publicKey);
+    point.assertValidity();
+    // Uncompressed, so that verifying does not decompress the point again.
+    return { curve: keyType, publicKey: point.toBytes(false) };
   } catch {
     return `${didKey} is not a point of ${keyType}`;
   }
-  return { curve: keyType, publicKey };
 }
 
 /** The signature bytes of `sig`, or why its encoding is refused. */
