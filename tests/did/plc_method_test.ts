@@ -153,3 +153,32 @@ Deno.test("did:plc's verifier, DAG-CBOR and multiformats are loaded on first use
   assert.deepEqual(loadedAtStart, []);
   assert.ok(bySpecifier.has(new URL("src/did/methods/plc/mod.ts", ROOT).href));
 });
+
+Deno.test("did:plc DID URLs: #atproto is the signing key, ?service=atproto_pds leads to the PDS", async () => {
+  const dir = plcDirectory({ logs: { [DID]: LOG } });
+  const { ctx, token } = await plcContext(dir.url);
+  try {
+    const key = await ctx.call("GET", `/dids/${DID}%23atproto`, { token });
+    assert.equal(key.status, 200);
+    const vm = await key.json();
+    assert.equal(vm.id, `${DID}#atproto`);
+    assert.equal(vm.type, "Multikey");
+    assert.equal(
+      `did:key:${vm.publicKeyMultibase}`,
+      LOG.at(-1).operation.verificationMethods.atproto,
+    );
+    const pds = await ctx.call(
+      "GET",
+      `/1.0/identifiers/${DID}?service=atproto_pds&relativeRef=/xrpc/_health`,
+      { token },
+    );
+    assert.equal(pds.status, 303);
+    assert.equal(
+      pds.headers.get("location"),
+      `${LOG.at(-1).operation.services.atproto_pds.endpoint}/xrpc/_health`,
+    );
+  } finally {
+    await ctx.close();
+    await dir.close();
+  }
+});
