@@ -25,6 +25,8 @@ export interface Config {
   didCacheMaxStaleSeconds: number;
   didResolutionPublic: boolean;
   universalResolverUrl: string | undefined;
+  /** `DID_PLC_DIRECTORY_URL`: the PLC directory did:plc operation logs are read from. */
+  didPlcDirectoryUrl: string;
   /** `DID_TEST_IDENTIFIERS`: extra examples for `/1.0/testIdentifiers` (e.g. a did:web of one's own). */
   didTestIdentifiers: string[];
   logLevel: "debug" | "info" | "warn" | "error";
@@ -171,6 +173,7 @@ const fields = {
   DID_CACHE_MAX_STALE_SECONDS: int("DID_CACHE_MAX_STALE_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
+  DID_PLC_DIRECTORY_URL: url("DID_PLC_DIRECTORY_URL"),
   DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
     const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const did of list) {
@@ -342,6 +345,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     didCacheMaxStaleSeconds: e.DID_CACHE_MAX_STALE_SECONDS ?? 86400,
     didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
+    didPlcDirectoryUrl: e.DID_PLC_DIRECTORY_URL ?? "https://plc.directory",
     didTestIdentifiers: e.DID_TEST_IDENTIFIERS,
     logLevel: e.LOG_LEVEL ?? "info",
     outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,
