@@ -33,7 +33,9 @@ export function devBanner(b: DevBannerInput): string {
   const lines = [
     "",
     `Dev mode: ${base} (KV ${b.kvPath ?? "platform"}, outbound calls may reach localhost).`,
-    `Demo org "${b.org}", role owner. Who am I:`,
+    `A token of the demo org "${b.org}" (role owner), for the README's first ten minutes:`,
+    `  export TOKEN=${b.token}`,
+    `Who am I:`,
     `  curl ${auth} ${base}/me`,
   ];
   if (b.existingEndpoint === undefined) {

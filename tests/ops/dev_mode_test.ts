@@ -137,6 +137,8 @@ Deno.test({
         await first.stop();
       }
       assert.equal(results.length, 2, first.banner());
+      const exported = /^ {2}export TOKEN=(\S+)$/m.exec(first.banner())?.[1];
+      assert.ok(exported && first.banner().includes(`Bearer ${exported}"`), "export TOKEN line");
       const [me, configure] = results as [[string, number, string], [string, number, string]];
       assert.match(me[0], /\/me$/);
       assert.equal(me[1], 200, me[2]);
