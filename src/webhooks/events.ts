@@ -112,8 +112,33 @@ const ProofExchange = z.object({
   connectionId: z.string(),
   threadId: z.string(),
   protocolVersion: z.literal("v2"),
+  metadata: z.record(z.string(), z.unknown()),
   _tags: z.record(z.string(), z.string()),
   errorMessage: z.string().optional(),
+  verifier: z.object({ connectionId: z.string(), label: z.string().nullable() }),
+  requestFormat: z.string(),
+  presentationDefinition: z.object({
+    id: z.string(),
+    name: z.string().optional(),
+    purpose: z.string().optional(),
+  }).optional(),
+  inputDescriptors: z.array(z.object({
+    id: z.string(),
+    name: z.string().optional(),
+    purpose: z.string().optional(),
+    group: z.array(z.string()).optional(),
+    requestedFields: z.array(z.string()),
+    matches: z.array(z.object({
+      credentialId: z.string(),
+      format: z.string(),
+      disclosedClaims: z.array(z.array(z.string())),
+    })),
+  })),
+  selection: z.record(z.string(), z.string()).optional().openapi({
+    description: "Input descriptor id → the stored credential the answer carries.",
+  }),
+  unanswerable: z.string().optional(),
+  previousState: z.string().nullable().openapi({ description: "The state it left." }),
 });
 
 /** One event type: when it is sent, and the schema of its `data`. */

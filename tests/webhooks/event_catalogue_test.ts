@@ -11,6 +11,8 @@ import { pendingOutbox } from "../support/outbox.ts";
 import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { invitationTo } from "../didcomm/helpers.ts";
 import { adminToken, receiver, register, sendTest, webhookContext } from "./helpers.ts";
+import { createProofContext, definition, requestMessage } from "../proofs/helpers.ts";
+import type { OutboxMessage } from "../../src/outbox/mod.ts";
 
 type Json = Record<string, unknown>;
 
@@ -131,6 +133,21 @@ Deno.test("the events the service sends match their catalogue schema (agent, web
   } finally {
     await peer.close();
     await rx.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("a proof request's proof.state_changed events match their catalogue schema", async () => {
+  const ctx = await createProofContext();
+  try {
+    await ctx.store({ name: "Alice" });
+    await ctx.receive(requestMessage(definition(["name", "$.credentialSubject.name"])));
+    const sent: string[] = [];
+    for await (const e of ctx.kv.list<OutboxMessage<Json>>({ prefix: ["outbox"] })) {
+      if (e.value.kind === "webhook") sent.push(checkEvent(JSON.stringify(e.value.payload)));
+    }
+    assert.ok(sent.includes("proof.state_changed"), `events: ${sent}`);
+  } finally {
     await ctx.close();
   }
 });
