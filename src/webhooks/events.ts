@@ -88,18 +88,25 @@ const PresentationRequest = z.object({
   orgId: z.string(),
   protocol: z.literal("openid4vp"),
   state: z.enum(["request-received", "done", "declined", "failed"]),
-  verifier: z.object({ clientId: z.string(), name: z.string().optional() }),
-  responseMode: z.string(),
+  verifier: z.object({ clientId: z.string(), prefix: z.string(), name: z.string().optional() }),
+  responseMode: z.enum(["direct_post", "direct_post.jwt"]),
+  responseUri: z.string(),
   queries: z.array(z.object({
     id: z.string(),
+    required: z.boolean(),
     matches: z.array(z.object({
       credentialId: z.string(),
-      disclosedClaims: z.array(z.array(z.union([z.string(), z.number(), z.null()]))),
+      format: z.enum(["dc+sd-jwt", "ldp_vc"]),
+      disclosedClaims: z.array(z.array(z.union([z.string(), z.number()]))),
     })),
   })),
+  redirectUri: z.string().optional(),
+  presented: z.array(z.object({ queryId: z.string(), credentialId: z.string() })).optional(),
   errorMessage: z.string().optional(),
+  expiresAt: iso.optional(),
   createdAt: iso,
   updatedAt: iso,
+  previousState: z.string().nullable().openapi({ description: "The state it left." }),
 });
 
 /** A DIDComm Present Proof 2.0 record (Credo's ProofExchangeRecord JSON). */

@@ -151,3 +151,48 @@ Deno.test("a proof request's proof.state_changed events match their catalogue sc
     await ctx.close();
   }
 });
+
+Deno.test("an OpenID4VP request's presentation.state_changed event matches its catalogue schema", async () => {
+  const ctx = await webhookContext();
+  try {
+    const owner = await adminToken(ctx, { "org-a": ["owner"] });
+    await expectJson(
+      await ctx.call("POST", "/orgs/org-a/agents/configure", {
+        token: owner,
+        body: {
+          walletName: "Agent",
+          agentEndpoint: "http://127.0.0.1:9/didcomm",
+          apiKey: "k".repeat(32),
+        },
+      }),
+      201,
+    );
+    // An unsigned request by value (redirect_uri: prefix): nothing is fetched.
+    const responseUri = "https://verifier.example/cb";
+    const query = new URLSearchParams({
+      response_type: "vp_token",
+      client_id: `redirect_uri:${responseUri}`,
+      response_mode: "direct_post",
+      response_uri: responseUri,
+      nonce: crypto.randomUUID(),
+      dcql_query: JSON.stringify({
+        credentials: [{ id: "pid", format: "dc+sd-jwt", claims: [{ path: ["given_name"] }] }],
+      }),
+      client_metadata: JSON.stringify({ client_name: "Verifier" }),
+    });
+    await expectJson(
+      await ctx.call("POST", "/orgs/org-a/openid4vp/requests", {
+        token: owner,
+        body: { request: `openid4vp://?${query}` },
+      }),
+      201,
+    );
+    const sent: string[] = [];
+    for await (const e of ctx.kv.list<OutboxMessage<Json>>({ prefix: ["outbox"] })) {
+      if (e.value.kind === "webhook") sent.push(checkEvent(JSON.stringify(e.value.payload)));
+    }
+    assert.ok(sent.includes("presentation.state_changed"), `events: ${sent}`);
+  } finally {
+    await ctx.close();
+  }
+});
