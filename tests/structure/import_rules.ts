@@ -8,8 +8,9 @@
  *    `mod.ts`, or its light entry `lite.ts` (the few exports that code loaded before the app, the
  *    DID early lane, needs from the folder; a nested `mod.ts` is not a public file);
  * 4. route files (`routes.ts`, `*_routes.ts`) do not import the KV module: they call services;
- * 5. a light entry stays light: no file it loads at run time (type-only imports aside) is a
- *    folder's `mod.ts`, so the first stage of the start loads none of the app.
+ * 5. a light entry stays light: nothing it loads at run time (type-only imports aside) is a
+ *    folder's `mod.ts` or an npm package (`npm:…`), so the first stage of the start loads none of
+ *    the app and skips npm resolution.
  */
 
 /** Files (paths relative to `src/`) and the files each imports. */
@@ -68,7 +69,8 @@ export function checkImports(graph: ImportGraph, runtime: ImportGraph = graph): 
   }
   for (const entry of runtime.keys()) {
     if (!entry.endsWith("/lite.ts") || !isPublicFile(entry)) continue;
-    for (const path of pathsTo(runtime, entry, (f) => f.endsWith("/mod.ts"))) {
+    const heavy = (f: string) => f.endsWith("/mod.ts") || f.startsWith("npm:");
+    for (const path of pathsTo(runtime, entry, heavy)) {
       out.push({ rule: "heavy light entry", message: path.join(" → ") });
     }
   }
@@ -133,7 +135,8 @@ export function cycles(graph: ImportGraph): string[][] {
 
 /**
  * The import graph of the files under `src/` reachable from `entries`, from `deno info --json`:
- * every import (`all`), and the imports that load code (`runtime`: no type-only import).
+ * every import (`all`), and the imports that load code (`runtime`: no type-only import; npm
+ * packages as `npm:<name>` nodes).
  */
 export async function srcImportGraph(
   root: URL,
@@ -165,7 +168,11 @@ async function entryGraph(
   const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
     modules: {
       specifier: string;
-      dependencies?: { code?: { specifier?: string }; type?: { specifier?: string } }[];
+      dependencies?: {
+        specifier?: string;
+        code?: { specifier?: string };
+        type?: { specifier?: string };
+      }[];
     }[];
   };
   const all: ImportGraph = new Map();
@@ -180,6 +187,7 @@ async function entryGraph(
       }
       const c = d.code?.specifier;
       if (c?.startsWith(src)) code.add(c.slice(src.length));
+      else if (c?.startsWith("npm:")) code.add(`npm:${d.specifier}`);
     }
     all.set(m.specifier.slice(src.length), [...deps]);
     runtime.set(m.specifier.slice(src.length), [...code]);

@@ -62,7 +62,7 @@ Deno.test("the check finds a file cycle, a folder cycle, a deep import and KV in
   assert.deepEqual(checkImports(self).map((v) => v.rule), ["file cycle"]);
 });
 
-Deno.test("a nested mod.ts is no public file; a folder's lite.ts is, and must not load a mod.ts", () => {
+Deno.test("a nested mod.ts is no public file; a folder's lite.ts is, and loads no mod.ts nor npm package", () => {
   const graph = (): ImportGraph =>
     new Map([
       ["main.ts", ["config.ts", "did/lite.ts"]],
@@ -98,6 +98,13 @@ Deno.test("a nested mod.ts is no public file; a folder's lite.ts is, and must no
   const found = checkImports(heavy);
   assert.deepEqual(found.map((v) => v.rule), ["heavy light entry"]);
   assert.equal(found[0]!.message, "did/lite.ts → did/answer.ts → crypto/mod.ts");
+  // An npm package reached at run time makes it heavy too (npm resolution at start).
+  const npm = graph(); // the runtime graph: npm packages appear there as npm: nodes
+  npm.set("did/cache.ts", ["npm:@scure/base"]);
+  const viaNpm = checkImports(graph(), npm);
+  assert.deepEqual(viaNpm.map((v) => v.message), [
+    "did/lite.ts → did/answer.ts → did/cache.ts → npm:@scure/base",
+  ]);
   // A type-only import loads nothing: given the runtime graph without it, the entry is light.
   const runtime = graph();
   assert.deepEqual(checkImports(heavy, runtime), []);
