@@ -14,6 +14,7 @@ import {
   AgentService,
   ApiKeyIndex,
   loadServiceSigner,
+  p256KeyResealable,
   pepperResealable,
   type ServiceSigner,
   signingKeyResealable,
@@ -37,7 +38,7 @@ import { withBusyRetry } from "./kv/mod.ts";
 import { log } from "./log.ts";
 import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
-import { Oid4vcHolder } from "./openid4vc/mod.ts";
+import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vc/mod.ts";
 import {
   createWebhookHandler,
   WEBHOOK_KIND,
@@ -186,6 +187,10 @@ export async function buildServices(
     createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),
   );
   dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
+  dispatcher.register(
+    DEFERRED_KIND,
+    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, now }),
+  );
 
   return {
     config,
@@ -212,7 +217,9 @@ export const resealables: Resealable<any>[] = [
   signingKeyResealable,
   pepperResealable,
   walletKeyResealable,
+  p256KeyResealable,
   webhookSecretsResealable,
+  offerResealable,
 ];
 
 /**

@@ -1,13 +1,17 @@
 /**
- * Records of the OpenID4VCI holder: the offer record the API shows, its stored form (with the
- * pre-authorized code sealed and the issuer profile), and stored SD-JWT VCs.
+ * Records of the OpenID4VCI holder: the offer record the API shows, its stored form (the
+ * pre-authorized code and a deferred issuance's access token sealed, the offer and the issuer
+ * metadata the accept needs), and stored SD-JWT VCs.
  *
  * @module
  */
-import type { IssuerProfile } from "./offer.ts";
+import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/openid4vci";
+import type { Resealable } from "../crypto/mod.ts";
+import { keys } from "../kv/mod.ts";
+import type { Deferral } from "./issuance.ts";
 
 /** States of an offer record. */
-export type OfferState = "offer-received" | "done" | "declined" | "failed";
+export type OfferState = "offer-received" | "deferred" | "done" | "declined" | "failed";
 
 /** An offer record as the API shows it (never the pre-authorized code). */
 export interface OfferRecord {
@@ -18,11 +22,26 @@ export interface OfferRecord {
   credentialConfigurationIds: string[];
   issuerName?: string;
   txCodeRequired: boolean;
-  /** Stored SD-JWT credential ids, once `done`. */
+  /** Stored SD-JWT credential ids (while `deferred`, those that arrived already). */
   credentialIds: string[];
   errorMessage?: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A deferred issuance being polled (OpenID4VCI `transaction_id`). */
+export interface DeferredState {
+  /** The access token the deferred credential endpoint takes, sealed (AAD {@link offerTokenAad}). */
+  sealedAccessToken: string;
+  /** Credentials still to come. */
+  transactions: Deferral[];
+  /** Seconds between polls (the issuer's `interval`, within bounds). */
+  intervalS: number;
+  /** The outbox message that polls next: any other poll message of this offer is stale. */
+  jobId: string;
+  polls: number;
+  /** When polling gives up (ms since epoch): the offer becomes `failed`. */
+  until: number;
 }
 
 /** The stored form of an offer. */
@@ -30,13 +49,39 @@ export interface StoredOffer {
   record: OfferRecord;
   /** The pre-authorized code, sealed with SECRETS_KEY (AAD {@link offerCodeAad}). */
   sealedCode: string;
-  /** Draft 11–13 issuers name the transaction code `user_pin`. */
-  legacyUserPin: boolean;
-  profile: IssuerProfile;
+  /**
+   * The offer without its code, and the issuer metadata cut to the offered configurations.
+   * Absent on offers received before the OpenID4VCI libraries: their accept reads the metadata
+   * again.
+   */
+  offer?: CredentialOfferObject;
+  metadata?: IssuerMetadataResult;
+  /** Set while `deferred`. */
+  deferred?: DeferredState;
 }
 
 /** AAD binding a sealed pre-authorized code to its record. */
 export const offerCodeAad = (orgId: string, id: string) => `oid4vc_offer:${orgId}:${id}`;
+/** AAD binding a sealed access token (deferred issuance) to its record. */
+export const offerTokenAad = (orgId: string, id: string) => `oid4vc_token:${orgId}:${id}`;
+
+/** For a SECRETS_KEY rotation: every offer's code and deferred access token. */
+export const offerResealable: Resealable<StoredOffer> = {
+  name: "OpenID4VCI offers",
+  select: { prefix: keys.oid4vcOffersPrefix() },
+  async reseal(value, box) {
+    const { orgId, id } = value.record;
+    const code = await box.reseal(value.sealedCode, offerCodeAad(orgId, id));
+    const d = value.deferred;
+    const token = d && await box.reseal(d.sealedAccessToken, offerTokenAad(orgId, id));
+    if (code === undefined && token === undefined) return undefined;
+    return {
+      ...value,
+      sealedCode: code ?? value.sealedCode,
+      ...(d ? { deferred: { ...d, sealedAccessToken: token ?? d.sealedAccessToken } } : {}),
+    };
+  },
+};
 
 /** A stored SD-JWT VC as the API shows it. No private key material. */
 export interface SdJwtCredentialRecord {

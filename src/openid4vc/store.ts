@@ -41,7 +41,7 @@ export function addNewOffer(op: Deno.AtomicOperation, stored: StoredOffer, now: 
   emitChange(op, stored.record, null, now);
 }
 
-/** Adds a version-checked change of an offer and its event to `op`. */
+/** Adds a version-checked change of an offer to `op`, and its event when the state changed. */
 export function addOfferUpdate(
   op: Deno.AtomicOperation,
   entry: Deno.KvEntry<StoredOffer>,
@@ -49,7 +49,8 @@ export function addOfferUpdate(
   now: number,
 ): void {
   op.check(entry).set(keys.oid4vcOffer(next.record.orgId, next.record.id), next);
-  emitChange(op, next.record, entry.value.record.state, now);
+  const previous = entry.value.record.state;
+  if (next.record.state !== previous) emitChange(op, next.record, previous, now);
 }
 
 /** Reads an org's offer. */
