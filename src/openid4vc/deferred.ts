@@ -9,39 +9,35 @@
  * - credentials arrive → verified (`receipt.ts`) and stored; all arrived → `done`;
  * - still pending (`202` with `transaction_id`, or the drafts' `issuance_pending`) → the next poll
  *   after the issuer's `interval` (within [{@link MIN_INTERVAL_S}, {@link MAX_INTERVAL_S}] s);
+ * - the access token expired (401) → renewed once with the refresh token, when the issuer gave
+ *   one, and the poll asked again;
  * - the issuer says it will not (an OAuth error: `credential_request_denied`,
- *   `invalid_transaction_id`, an expired token …), or a credential fails verification → `failed`;
+ *   `invalid_transaction_id`, an expired token it gave no way to renew …), or a credential fails
+ *   verification → `failed`;
  * - the issuer cannot be reached → the message is retried on its schedule; when that ends, `failed`;
  * - still pending after {@link GIVE_UP_MS} → `failed`.
  *
  * @module
  */
-import type { SecretBox } from "../crypto/mod.ts";
-import type { DidResolver } from "../did/mod.ts";
-import { AppError } from "../errors.ts";
 import { commitOrConflict, uuidv7 } from "../kv/mod.ts";
-import type { SafeFetch } from "../outbound/mod.ts";
-import { type Dispatcher, enqueue, type HandlerResult, type OutboxHandler } from "../outbox/mod.ts";
-import { issuerClient } from "./client.ts";
-import type { Deferral, IssuedCredential } from "./issuance.ts";
-import { compactsOf } from "./issuance.ts";
-import { IssuerError, issuerFailure } from "./issuer_fetch.ts";
-import { loadOid4vcLibraries } from "./library.ts";
-import { verifyReceipt } from "./receipt.ts";
+import { enqueue, type HandlerResult, type OutboxHandler } from "../outbox/mod.ts";
+import { IssuerError } from "./issuer_fetch.ts";
 import {
-  type DeferredState,
-  offerTokenAad,
-  type SdJwtCredentialRecord,
-  type StoredOffer,
-} from "./record.ts";
+  clampInterval,
+  type DeferredDeps,
+  pollDeferred,
+  type PollOutcome,
+  withTokens,
+} from "./deferred_poll.ts";
+import { verifyReceipt } from "./receipt.ts";
+import type { DeferredState, SdJwtCredentialRecord, StoredOffer } from "./record.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
 import { addCredential, addOfferUpdate, readOffer } from "./store.ts";
 
+export { clampInterval, type DeferredDeps };
+
 /** Outbox kind of a poll. */
 export const DEFERRED_KIND = "oid4vci.deferred";
-/** Bounds of the wait between polls, in seconds. */
-export const MIN_INTERVAL_S = 1;
-export const MAX_INTERVAL_S = 24 * 3600;
 /** How long a deferred issuance is polled before the offer is `failed`: 30 days. */
 export const GIVE_UP_MS = 30 * 24 * 3_600_000;
 /** Retries of one poll whose issuer cannot be reached (then the offer is `failed`). */
@@ -52,10 +48,6 @@ export interface DeferredJob {
   orgId: string;
   offerId: string;
 }
-
-/** The issuer's interval within bounds. */
-export const clampInterval = (s: number | undefined) =>
-  Math.min(MAX_INTERVAL_S, Math.max(MIN_INTERVAL_S, Math.ceil(s ?? MIN_INTERVAL_S)));
 
 /** Adds the next poll of an offer to `op`, due in `intervalS`; its message id. */
 export function addPoll(
@@ -75,20 +67,6 @@ export function addPoll(
   }, now);
   return id;
 }
-
-/** What the poller uses. */
-export interface DeferredDeps {
-  kv: Deno.Kv;
-  secrets: SecretBox;
-  safeFetch: SafeFetch;
-  resolver: DidResolver;
-  dispatcher: Dispatcher;
-  now: () => number;
-}
-
-type Outcome =
-  | { kind: "arrived"; issued: IssuedCredential[]; pending: Deferral[]; intervalS: number }
-  | { kind: "failed"; message: string };
 
 /** The outbox handler that polls deferred issuance. */
 export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> {
@@ -116,54 +94,6 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
     deps.dispatcher.wake();
   };
 
-  /** Asks for every credential still to come. */
-  const poll = async (stored: StoredOffer, d: DeferredState): Promise<Outcome> => {
-    const libs = await loadOid4vcLibraries();
-    const client = issuerClient(libs, deps.safeFetch);
-    const { orgId, id } = stored.record;
-    const accessToken = await deps.secrets.openString(
-      d.sealedAccessToken,
-      offerTokenAad(orgId, id),
-    );
-    const issued: IssuedCredential[] = [];
-    const pending: Deferral[] = [];
-    let intervalS = d.intervalS;
-    for (const t of d.transactions) {
-      try {
-        const { deferredCredentialResponse: answer } = await client.retrieveDeferredCredentials({
-          issuerMetadata: stored.metadata!,
-          accessToken,
-          transactionId: t.transactionId,
-        });
-        if (answer.transaction_id !== undefined) {
-          pending.push(t);
-          intervalS = clampInterval(answer.interval);
-          continue;
-        }
-        const compacts = compactsOf(answer);
-        if (compacts.length === 0) {
-          return { kind: "failed", message: "The issuer's deferred answer holds no credential." };
-        }
-        for (const compact of compacts) issued.push({ ...t, compact });
-      } catch (err) {
-        const e = issuerFailure(libs, err, "deferred credential", "bad-credential");
-        if (e instanceof IssuerError && e.oauthError === "issuance_pending") {
-          pending.push(t);
-          continue;
-        }
-        if (e instanceof IssuerError && e.oauthError === undefined) throw e; // unreachable: retry
-        if (e instanceof AppError || e instanceof CredentialRejected) {
-          return {
-            kind: "failed",
-            message: `The issuer did not deliver the deferred credential: ${e.message}`,
-          };
-        }
-        throw e;
-      }
-    }
-    return { kind: "arrived", issued, pending, intervalS };
-  };
-
   return {
     schedule: UNREACHABLE_SCHEDULE,
     async handle(msg): Promise<HandlerResult> {
@@ -173,9 +103,9 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
       if (!entry || entry.value.record.state !== "deferred" || !d || d.jobId !== msg.id) {
         return { ok: true }; // stale: the offer moved on, or another message polls it
       }
-      let outcome: Outcome;
+      let outcome: PollOutcome;
       try {
-        outcome = await poll(entry.value, d);
+        outcome = await pollDeferred(deps, entry.value, d);
       } catch (err) {
         if (err instanceof IssuerError) return { ok: false, error: err.message };
         throw err;
@@ -216,7 +146,7 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
         );
       } else {
         await commit(entry, { credentialIds }, records, {
-          ...d,
+          ...await withTokens(deps, entry.value, d, outcome.tokens),
           transactions: outcome.pending,
           intervalS: outcome.intervalS,
           polls: d.polls + 1,

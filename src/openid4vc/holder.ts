@@ -26,6 +26,7 @@ import { verifyReceipt } from "./receipt.ts";
 import {
   offerCodeAad,
   type OfferRecord,
+  offerRefreshAad,
   type OfferState,
   offerTokenAad,
   type SdJwtCredentialRecord,
@@ -265,6 +266,9 @@ export class Oid4vcHolder {
       issuance.accessToken,
       offerTokenAad(orgId, id),
     );
+    const sealedRefreshToken = issuance.refreshToken === undefined
+      ? undefined
+      : await this.#d.secrets.seal(issuance.refreshToken, offerRefreshAad(orgId, id));
     return await this.#commitState(
       entry,
       { state: "deferred", credentialIds },
@@ -274,6 +278,8 @@ export class Oid4vcHolder {
         next.metadata = stored.metadata;
         next.deferred = {
           sealedAccessToken,
+          ...(sealedRefreshToken ? { sealedRefreshToken } : {}),
+          authorizationServer: issuance.authorizationServer,
           transactions: issuance.deferred,
           intervalS,
           jobId: addPoll(op, orgId, id, intervalS, now),

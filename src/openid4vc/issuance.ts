@@ -42,6 +42,10 @@ export interface Issuance {
   /** Seconds to wait before asking for deferred credentials. */
   intervalS?: number;
   accessToken: string;
+  /** A refresh token, when the issuer gave one (deferred polls renew the access token with it). */
+  refreshToken?: string;
+  /** The authorization server that gave the token. */
+  authorizationServer: string;
 }
 
 /** Who redeems: the libraries, the safe client, the wallet and the agent. */
@@ -115,7 +119,13 @@ export async function redeemOffer(
       ? 1
       : metadata.credentialIssuer.batch_credential_issuance?.batch_size ?? 1,
   );
-  const out: Issuance = { issued: [], deferred: [], accessToken };
+  const out: Issuance = {
+    issued: [],
+    deferred: [],
+    accessToken,
+    refreshToken: token.accessTokenResponse.refresh_token,
+    authorizationServer: token.authorizationServer,
+  };
   for (const configurationId of offer.credential_configuration_ids) {
     const config = metadata.credentialIssuer.credential_configurations_supported[configurationId]!;
     const key = await proofKey(ctx.wallet, ctx.agent, config, ctx.now());

@@ -74,6 +74,12 @@ function oauthBody(text: string | undefined): { error: string } | undefined {
   }
 }
 
+/** The `error` of a resource server's `WWW-Authenticate: Bearer error="…"` challenge. */
+export function bearerError(res: Response): string | undefined {
+  const m = /\berror="?([A-Za-z0-9_.-]{1,100})/.exec(res.headers.get("www-authenticate") ?? "");
+  return m?.[1];
+}
+
 /** The SafeFetchError a library wrapped (its `cause` chain), if any. */
 function safeFetchCause(err: unknown): SafeFetchError | undefined {
   for (let e: unknown = err, i = 0; e instanceof Error && i < 5; e = e.cause, i++) {
@@ -122,6 +128,13 @@ export function issuerFailure(
       return new IssuerError(
         `The issuer refused the ${what} request: ${oauthText(body)}.`,
         String(body.error),
+      );
+    }
+    const challenged = bearerError(r.response);
+    if (challenged) {
+      return new IssuerError(
+        `The issuer refused the ${what} request: ${challenged} (HTTP ${r.response.status}).`,
+        challenged,
       );
     }
     if (r.response.ok) {

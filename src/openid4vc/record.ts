@@ -33,6 +33,10 @@ export interface OfferRecord {
 export interface DeferredState {
   /** The access token the deferred credential endpoint takes, sealed (AAD {@link offerTokenAad}). */
   sealedAccessToken: string;
+  /** The refresh token, when the issuer gave one, sealed (AAD {@link offerRefreshAad}). */
+  sealedRefreshToken?: string;
+  /** The authorization server that renews the access token. */
+  authorizationServer?: string;
   /** Credentials still to come. */
   transactions: Deferral[];
   /** Seconds between polls (the issuer's `interval`, within bounds). */
@@ -65,7 +69,10 @@ export const offerCodeAad = (orgId: string, id: string) => `oid4vc_offer:${orgId
 /** AAD binding a sealed access token (deferred issuance) to its record. */
 export const offerTokenAad = (orgId: string, id: string) => `oid4vc_token:${orgId}:${id}`;
 
-/** For a SECRETS_KEY rotation: every offer's code and deferred access token. */
+/** AAD binding a sealed refresh token (deferred issuance) to its record. */
+export const offerRefreshAad = (orgId: string, id: string) => `oid4vc_refresh:${orgId}:${id}`;
+
+/** For a SECRETS_KEY rotation: every offer's code and deferred access and refresh tokens. */
 export const offerResealable: Resealable<StoredOffer> = {
   name: "OpenID4VCI offers",
   select: { prefix: keys.oid4vcOffersPrefix() },
@@ -74,11 +81,21 @@ export const offerResealable: Resealable<StoredOffer> = {
     const code = await box.reseal(value.sealedCode, offerCodeAad(orgId, id));
     const d = value.deferred;
     const token = d && await box.reseal(d.sealedAccessToken, offerTokenAad(orgId, id));
-    if (code === undefined && token === undefined) return undefined;
+    const refresh = d?.sealedRefreshToken &&
+      await box.reseal(d.sealedRefreshToken, offerRefreshAad(orgId, id));
+    if (code === undefined && token === undefined && !refresh) return undefined;
     return {
       ...value,
       sealedCode: code ?? value.sealedCode,
-      ...(d ? { deferred: { ...d, sealedAccessToken: token ?? d.sealedAccessToken } } : {}),
+      ...(d
+        ? {
+          deferred: {
+            ...d,
+            sealedAccessToken: token ?? d.sealedAccessToken,
+            ...(refresh ? { sealedRefreshToken: refresh } : {}),
+          },
+        }
+        : {}),
     };
   },
 };
