@@ -4,7 +4,7 @@
  * org with a configured agent, a holder token), and the calls and reads the tests make.
  */
 import { interopOptions } from "./availability.ts";
-import { type Oid4vcIssuer, startOid4vcIssuer } from "./oid4vc_peer.ts";
+import { type Oid4vcIssuer, type Oid4vcIssuerOptions, startOid4vcIssuer } from "./oid4vc_peer.ts";
 import { startRelay } from "./oid4vc_relay.ts";
 import { configureAgent } from "../didcomm/helpers.ts";
 import {
@@ -34,11 +34,21 @@ export interface Setup {
   token: string;
 }
 
-/** Starts the relay, the Credo issuer and the holder service (`context` as for the test context). */
-export async function setup(context: ContextOptions = {}): Promise<Setup> {
+/**
+ * Starts the relay, the Credo issuer (`peer` options) and the holder service (`context` as for the
+ * test context).
+ */
+export async function setup(
+  context: ContextOptions = {},
+  peer: Omit<Oid4vcIssuerOptions, "port" | "publicOrigin"> = {},
+): Promise<Setup> {
   const issuerPort = freePort();
   const relay = startRelay(`http://127.0.0.1:${issuerPort}`);
-  const issuer = await startOid4vcIssuer({ port: issuerPort, publicOrigin: relay.origin });
+  const issuer = await startOid4vcIssuer({
+    ...peer,
+    port: issuerPort,
+    publicOrigin: relay.origin,
+  });
   const ctx = await createTestContext(context);
   await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
   const token = await ctx.token({ [ORG]: ["holder"] });

@@ -254,3 +254,40 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "OID4VCI: a deferred issuance outlives its access token: renewed with the refresh token, then done; without one, failed",
+  ...opts,
+  fn: async () => {
+    const s = await setup({}, { accessTokenSeconds: 2 });
+    try {
+      s.ctx.services.dispatcher.start();
+      const offer = await s.issuer.createOffer({ deferred: { interval: 3 }, refreshTokens: true });
+      const rec = await expectJson(await receive(s, offer.offerUri), 201);
+      assert.equal((await expectJson(await accept(s, rec.id as string), 200)).state, "deferred");
+      await polled(s, offer.issuanceSessionId, 1); // at 3 s: the 2 s token was renewed first
+      await s.issuer.deferred(offer.issuanceSessionId, "issue");
+      const done = await waitFor("offer done", async () => {
+        const r = await getOffer(s, rec.id as string);
+        return r.state === "done" || r.state === "failed" ? r : undefined;
+      }, 20_000);
+      assert.equal(done.state, "done", String(done.errorMessage));
+      const refreshes = s.relay.posts.filter((p) =>
+        p.path.endsWith("/token") && p.body.includes("grant_type=refresh_token")
+      );
+      assert.ok(refreshes.length >= 1, "the access token was renewed");
+
+      const plain = await s.issuer.createOffer({ deferred: { interval: 3 } });
+      const rec2 = await expectJson(await receive(s, plain.offerUri), 201);
+      assert.equal((await expectJson(await accept(s, rec2.id as string), 200)).state, "deferred");
+      const failed = await waitFor("offer failed", async () => {
+        const r = await getOffer(s, rec2.id as string);
+        return r.state === "failed" ? r : undefined;
+      }, 20_000);
+      assert.match(String(failed.errorMessage), /did not deliver the deferred credential/);
+    } finally {
+      await teardown(s);
+    }
+  },
+});

@@ -28,6 +28,8 @@ export interface Oid4vcIssuerOptions {
   controlPort?: number;
   /** The origin the issuer publishes as its own (a relay in front of it); default its own. */
   publicOrigin?: string;
+  /** Lifetime of the issuer's access tokens in seconds (Credo's default 180). */
+  accessTokenSeconds?: number;
   /** Milliseconds to wait for READY (default 20000). */
   startupTimeoutMs?: number;
   /** Credo log level: test | trace | debug | info | warn (default) | error | fatal | off. */
@@ -85,6 +87,8 @@ export interface Oid4vcOfferOptions {
    * says "issue" or "deny".
    */
   deferred?: { interval?: number };
+  /** true: the token answer carries a refresh token (Credo's `generateRefreshTokens`). */
+  refreshTokens?: boolean;
 }
 
 /** The deferred transactions of a session, as the control API returns them. */
@@ -206,6 +210,9 @@ export async function startOid4vcIssuer(
       "--control-port",
       String(options.controlPort ?? 0),
       ...(options.publicOrigin ? ["--public-origin", options.publicOrigin] : []),
+      ...(options.accessTokenSeconds
+        ? ["--access-token-seconds", String(options.accessTokenSeconds)]
+        : []),
     ],
     installed: {
       probe: "node_modules/@credo-ts/openid4vc/package.json",

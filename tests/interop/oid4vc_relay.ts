@@ -61,8 +61,10 @@ export function startRelay(target: string, port = 0) {
       tampered.push(url.pathname);
     }
     const out = new Headers();
-    const ct = res.headers.get("content-type");
-    if (ct) out.set("content-type", ct);
+    for (const name of ["content-type", "www-authenticate", "dpop-nonce"]) {
+      const v = res.headers.get(name);
+      if (v) out.set(name, v);
+    }
     return new Response(body, { status: res.status, headers: out });
   };
   let server = port === 0 ? serveLocal(handler) : serveOn(port, handler);

@@ -20,6 +20,8 @@ const { values } = parseArgs({
     "control-port": { type: "string", default: process.env.OID4VC_CONTROL_PORT ?? "0" },
     // The origin the issuer publishes (metadata, offers, `aud`), e.g. a relay in front of it.
     "public-origin": { type: "string", default: process.env.OID4VC_PUBLIC_ORIGIN ?? "" },
+    // Lifetime of access tokens (Credo's default: 180 s).
+    "access-token-seconds": { type: "string", default: "" },
   },
 });
 
@@ -197,6 +199,9 @@ const agent = await createOid4vcAgent({
   app,
   issuer: {
     baseUrl: issuerBaseUrl,
+    ...(values["access-token-seconds"]
+      ? { accessTokenExpiresInSeconds: Number(values["access-token-seconds"]) }
+      : {}),
     credentialRequestToCredentialMapper,
     deferredCredentialRequestToCredentialMapper,
   },
@@ -273,6 +278,7 @@ async function createOffer(body) {
       txCode: body.txCode ? { input_mode: "numeric", length: 4 } : undefined,
     },
     issuanceMetadata: { claims, disclosureFrame, ...(deferred ? { deferred } : {}) },
+    generateRefreshTokens: body.refreshTokens === true,
   });
   const offer = issuanceSession.credentialOfferPayload;
   const offerUri = body.byValue
