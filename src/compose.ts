@@ -25,10 +25,12 @@ import { type Config, ConfigError } from "./config.ts";
 import {
   AUTO_ACCEPT_KIND,
   autoAcceptHandler,
+  ContextStore,
   CredentialHolder,
   type HolderDidcomm,
   type LdDidDocument,
   registerHolderHandlers,
+  verifyCredential,
 } from "./credentials/mod.ts";
 import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
 import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
@@ -39,6 +41,7 @@ import { log } from "./log.ts";
 import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
 import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vc/mod.ts";
+import { StatusChecker, StatusService } from "./status/mod.ts";
 import {
   createWebhookHandler,
   WEBHOOK_KIND,
@@ -65,6 +68,8 @@ export interface Services {
   didcomm: DidcommService;
   holder: CredentialHolder;
   openid4vc: Oid4vcHolder;
+  /** Credential status: checks, the kept statuses, the recheck cron's body. */
+  status: StatusService;
 }
 
 /** What a caller (a test, a benchmark) may put in place of the defaults. */
@@ -158,14 +163,33 @@ export async function buildServices(
     dispatcher,
     now,
   });
+  const contexts = new ContextStore({ kv, safeFetch, allow: config.jsonldContextAllow, now });
+  const resolveDid = async (did: string) =>
+    ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null;
+  const status = new StatusService({
+    kv,
+    dispatcher,
+    now,
+    recheckSeconds: config.credentialStatusRecheckSeconds,
+    checker: new StatusChecker({
+      kv,
+      safeFetch,
+      resolver,
+      now,
+      defaultTtlMs: config.didCacheTtlSeconds * 1000,
+      verifyLd: (credential) =>
+        verifyCredential(credential, { resolveDid, contexts, now: new Date(now()) }),
+    }),
+  });
   const holder = new CredentialHolder({
     kv,
     dispatcher,
     now,
     agents: directory,
     didcomm: options.holderDidcomm ?? didcomm,
-    resolveDid: async (did) =>
-      ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null,
+    resolveDid,
+    contexts,
+    status,
   });
 
   const openid4vc = new Oid4vcHolder({
@@ -176,6 +200,7 @@ export async function buildServices(
     resolver,
     dispatcher,
     now,
+    status,
   });
 
   registerHolderHandlers(didcomm.handlers, holder, kv);
@@ -189,7 +214,7 @@ export async function buildServices(
   dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
   dispatcher.register(
     DEFERRED_KIND,
-    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, now }),
+    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, now }),
   );
 
   return {
@@ -208,6 +233,7 @@ export async function buildServices(
     didcomm,
     holder,
     openid4vc,
+    status,
   };
 }
 

@@ -40,6 +40,11 @@
  * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
  * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
  * | `["sd_jwt_credential_part", orgId, id, i]` | part `i` of its `{claims, compact}` JSON |
+ * | `["jsonld_context", url]` | a JSON-LD context fetched once from a `JSONLD_CONTEXT_ALLOW` prefix |
+ * | `["credential_status", orgId, id]` | a stored credential's status: what to check, the last answer |
+ * | `["credential_status_due", atMs, orgId, id]` | pointer: that status is due for a recheck at `atMs` |
+ * | `["status_list", url]` | a verified status list (credential or `statuslist+jwt`), until its `ttl`/`exp` |
+ * | `["status_recheck_tick", tickMs]` | the recheck cron tick at `tickMs`, taken by one process |
  */
 export const keys = {
   healthProbe: () => ["health", "probe"] as const,
@@ -103,4 +108,12 @@ export const keys = {
   sdJwtCredentialPrefix: (orgId: string) => ["sd_jwt_credential", orgId] as const,
   sdJwtCredentialPart: (orgId: string, id: string, i: number) =>
     ["sd_jwt_credential_part", orgId, id, i] as const,
+
+  jsonldContext: (url: string) => ["jsonld_context", url] as const,
+  credentialStatus: (orgId: string, id: string) => ["credential_status", orgId, id] as const,
+  credentialStatusDue: (atMs: number, orgId: string, id: string) =>
+    ["credential_status_due", atMs, orgId, id] as const,
+  credentialStatusDuePrefix: () => ["credential_status_due"] as const,
+  statusList: (url: string) => ["status_list", url] as const,
+  statusRecheckTick: (tickMs: number) => ["status_recheck_tick", tickMs] as const,
 };

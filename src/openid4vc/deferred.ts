@@ -29,12 +29,15 @@ import {
   type PollOutcome,
   withTokens,
 } from "./deferred_poll.ts";
-import { verifyReceipt } from "./receipt.ts";
-import type { DeferredState, SdJwtCredentialRecord, StoredOffer } from "./record.ts";
+import { type Receipt, verifyReceipt } from "./receipt.ts";
+import type { DeferredState, StoredOffer } from "./record.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
-import { addCredential, addOfferUpdate, readOffer } from "./store.ts";
+import { addCredentials, addOfferUpdate, readOffer } from "./store.ts";
 
 export { clampInterval, type DeferredDeps };
+
+/** No credentials to store. */
+const NOTHING: Receipt = { records: [], statuses: new Map() };
 
 /** Outbox kind of a poll. */
 export const DEFERRED_KIND = "oid4vci.deferred";
@@ -74,7 +77,7 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
   const commit = async (
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<StoredOffer["record"]>,
-    credentials: SdJwtCredentialRecord[],
+    receipt: Receipt,
     deferred: DeferredState | undefined,
   ) => {
     const now = deps.now();
@@ -89,7 +92,7 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
       deferred.jobId = addPoll(op, cur.record.orgId, cur.record.id, deferred.intervalS, now);
     }
     addOfferUpdate(op, entry, next, now);
-    for (const c of credentials) addCredential(op, c);
+    addCredentials(op, deps.status, receipt.records, receipt.statuses);
     await commitOrConflict(op, `Credential offer "${cur.record.id}" changed during a poll.`);
     deps.dispatcher.wake();
   };
@@ -111,13 +114,13 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
         throw err;
       }
       if (outcome.kind === "failed") {
-        await commit(entry, { state: "failed", errorMessage: outcome.message }, [], undefined);
+        await commit(entry, { state: "failed", errorMessage: outcome.message }, NOTHING, undefined);
         return { ok: true };
       }
       const rec = entry.value.record;
-      let records: SdJwtCredentialRecord[] = [];
+      let receipt: Receipt;
       try {
-        records = await verifyReceipt(deps, {
+        receipt = await verifyReceipt(deps, {
           orgId,
           offerId,
           credentialIssuer: rec.credentialIssuer,
@@ -125,12 +128,12 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
         }, outcome.issued);
       } catch (err) {
         if (!(err instanceof CredentialRejected)) throw err;
-        await commit(entry, { state: "failed", errorMessage: err.message }, [], undefined);
+        await commit(entry, { state: "failed", errorMessage: err.message }, NOTHING, undefined);
         return { ok: true };
       }
-      const credentialIds = [...rec.credentialIds, ...records.map((r) => r.id)];
+      const credentialIds = [...rec.credentialIds, ...receipt.records.map((r) => r.id)];
       if (outcome.pending.length === 0) {
-        await commit(entry, { state: "done", credentialIds }, records, undefined);
+        await commit(entry, { state: "done", credentialIds }, receipt, undefined);
       } else if (deps.now() >= d.until) {
         await commit(
           entry,
@@ -141,11 +144,11 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
               GIVE_UP_MS / 86_400_000
             } days.`,
           },
-          records,
+          receipt,
           undefined,
         );
       } else {
-        await commit(entry, { credentialIds }, records, {
+        await commit(entry, { credentialIds }, receipt, {
           ...await withTokens(deps, entry.value, d, outcome.tokens),
           transactions: outcome.pending,
           intervalS: outcome.intervalS,

@@ -12,6 +12,7 @@ import type { SecretBox } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
+import type { StatusService } from "../status/mod.ts";
 import { compactsOf, type Deferral, type IssuedCredential } from "./issuance.ts";
 import { bearerError, IssuerError, issuerFailure } from "./issuer_fetch.ts";
 import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
@@ -33,6 +34,8 @@ export interface DeferredDeps {
   safeFetch: SafeFetch;
   resolver: DidResolver;
   dispatcher: Dispatcher;
+  /** Credential status, checked on receipt (`receipt.ts`). */
+  status: StatusService;
   now: () => number;
 }
 

@@ -16,6 +16,7 @@ import { badRequest, conflict, notFound } from "../errors.ts";
 import { commitOrConflict, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
+import type { CredentialStatus, StatusService } from "../status/mod.ts";
 import { issuerClient } from "./client.ts";
 import { addPoll, clampInterval, GIVE_UP_MS, vctOf } from "./deferred.ts";
 import { type Issuance, redeemOffer } from "./issuance.ts";
@@ -30,11 +31,12 @@ import {
   type OfferState,
   offerTokenAad,
   type SdJwtCredentialRecord,
+  type SdJwtCredentialView,
   type StoredOffer,
 } from "./record.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
 import {
-  addCredential,
+  addCredentials,
   addNewOffer,
   addOfferUpdate,
   listCredentials,
@@ -51,6 +53,8 @@ export interface Oid4vcHolderDeps {
   wallet: Wallet;
   resolver: DidResolver;
   dispatcher: Dispatcher;
+  /** Credential status: checked before a credential is stored, recorded with it. */
+  status: StatusService;
   now: () => number;
 }
 
@@ -123,13 +127,14 @@ export class Oid4vcHolder {
   }
 
   /**
-   * Commits the offer's change with the credentials it stores; `also` adds to the same atomic
-   * operation what goes with it (the first poll of a deferred issuance).
+   * Commits the offer's change with the credentials it stores (and their statuses); `also` adds to
+   * the same atomic operation what goes with it (the first poll of a deferred issuance).
    */
   async #commitState(
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<OfferRecord> & { state: OfferState },
     credentials: SdJwtCredentialRecord[] = [],
+    statuses = new Map<string, CredentialStatus>(),
     also?: (op: Deno.AtomicOperation, next: StoredOffer, now: number) => void | Promise<void>,
   ): Promise<OfferRecord> {
     const now = this.#d.now();
@@ -140,7 +145,7 @@ export class Oid4vcHolder {
     const op = this.#d.kv.atomic();
     await also?.(op, next, now);
     addOfferUpdate(op, entry, next, now);
-    for (const c of credentials) addCredential(op, c);
+    addCredentials(op, this.#d.status, credentials, statuses);
     await commitOrConflict(
       op,
       `Credential offer "${next.record.id}" was changed by another request; read it again.`,
@@ -243,13 +248,14 @@ export class Oid4vcHolder {
     issuance: Issuance,
   ): Promise<OfferRecord> {
     let records: SdJwtCredentialRecord[];
+    let statuses: Map<string, CredentialStatus>;
     try {
-      records = await verifyReceipt(this.#d, {
+      ({ records, statuses } = await verifyReceipt(this.#d, {
         orgId,
         offerId: id,
         credentialIssuer: stored.record.credentialIssuer,
         expectedVct: (c) => vctOf(stored, c),
-      }, issuance.issued);
+      }, issuance.issued));
     } catch (err) {
       if (!(err instanceof CredentialRejected)) throw err;
       return await this.#commitState(await this.#openEntry(orgId, id), {
@@ -260,7 +266,7 @@ export class Oid4vcHolder {
     const entry = await this.#openEntry(orgId, id);
     const credentialIds = records.map((c) => c.id);
     if (issuance.deferred.length === 0) {
-      return await this.#commitState(entry, { state: "done", credentialIds }, records);
+      return await this.#commitState(entry, { state: "done", credentialIds }, records, statuses);
     }
     const sealedAccessToken = await this.#d.secrets.seal(
       issuance.accessToken,
@@ -273,6 +279,7 @@ export class Oid4vcHolder {
       entry,
       { state: "deferred", credentialIds },
       records,
+      statuses,
       (op, next, now) => {
         const intervalS = clampInterval(issuance.intervalS);
         next.metadata = stored.metadata;
@@ -327,7 +334,7 @@ export class Oid4vcHolder {
   }
 
   /** One stored SD-JWT VC of the org. */
-  async credential(orgId: string, id: string): Promise<SdJwtCredentialRecord> {
+  async credential(orgId: string, id: string): Promise<SdJwtCredentialView> {
     const c = await readCredential(this.#d.kv, orgId, id);
     if (!c) throw notFound(`No SD-JWT credential "${id}" exists in organization "${orgId}".`);
     return c;
@@ -337,7 +344,7 @@ export class Oid4vcHolder {
   credentials(
     orgId: string,
     q: { limit: number; cursor?: string },
-  ): Promise<Page<SdJwtCredentialRecord>> {
+  ): Promise<Page<SdJwtCredentialView>> {
     return listCredentials(this.#d.kv, orgId, q);
   }
 }

@@ -14,4 +14,6 @@ export {
   offerResealable,
   type OfferState,
   type SdJwtCredentialRecord,
+  type SdJwtCredentialView,
 } from "./record.ts";
+export { SdJwtCredentialSchema } from "./schemas.ts";

@@ -4,14 +4,15 @@
  * them all ({@link CredentialRejected}: the offer becomes `failed`, nothing stored). The records
  * returned are what the holder then commits with the offer's change in one atomic write.
  *
- * This is the one place that judges a received credential: a further check before storing (e.g.
- * its status) belongs in {@link verifyReceipt}.
+ * This is the one place that judges a received credential: after verification its status
+ * (`status/`): a revoked credential is refused, any other is stored with the status found.
  *
  * @module
  */
 import type { DidResolver } from "../did/mod.ts";
 import { uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
+import type { CredentialStatus, StatusService } from "../status/mod.ts";
 import type { IssuedCredential } from "./issuance.ts";
 import { obj } from "./json.ts";
 import type { SdJwtCredentialRecord } from "./record.ts";
@@ -21,7 +22,14 @@ import { CredentialRejected, verifySdJwtVc } from "./sd_jwt.ts";
 export interface ReceiptDeps {
   resolver: DidResolver;
   safeFetch: SafeFetch;
+  status: StatusService;
   now: () => number;
+}
+
+/** Verified credentials, not yet stored, and the status each had on receipt. */
+export interface Receipt {
+  records: SdJwtCredentialRecord[];
+  statuses: Map<string, CredentialStatus>;
 }
 
 /** Which offer the credentials came from, and the `vct` each configuration promised. */
@@ -63,17 +71,19 @@ async function getJson(
 }
 
 /**
- * Verifies every credential of `issued`; their records (not yet stored). Throws
- * {@link CredentialRejected} with a sentence for the offer's `errorMessage`.
+ * Verifies every credential of `issued` and checks its status; their records (not yet stored).
+ * Throws {@link CredentialRejected} with a sentence for the offer's `errorMessage`.
  */
 export async function verifyReceipt(
   deps: ReceiptDeps,
   of: ReceiptOf,
   issued: IssuedCredential[],
-): Promise<SdJwtCredentialRecord[]> {
+): Promise<Receipt> {
   const out: SdJwtCredentialRecord[] = [];
+  const statuses = new Map<string, CredentialStatus>();
   for (const [i, c] of issued.entries()) {
     let verified;
+    let status: CredentialStatus;
     try {
       verified = await verifySdJwtVc(c.compact, {
         resolveDid: async (did) => {
@@ -87,6 +97,11 @@ export async function verifyReceipt(
         holderKid: c.holder.kid,
         holderJwk: c.holder.publicJwk,
       });
+      // Status before it is stored: a revoked credential is refused, an unknown one kept.
+      status = await deps.status.statusOf({ format: "dc+sd-jwt", compact: c.compact });
+      if (status.state === "revoked") {
+        throw new CredentialRejected("it is revoked by its issuer (status list)");
+      }
     } catch (err) {
       if (!(err instanceof CredentialRejected)) throw err;
       const which = issued.length > 1 ? ` (credential ${i + 1} of ${issued.length})` : "";
@@ -95,8 +110,10 @@ export async function verifyReceipt(
       );
     }
     const now = deps.now();
+    const id = uuidv7(now);
+    statuses.set(id, status);
     out.push({
-      id: uuidv7(now),
+      id,
       orgId: of.orgId,
       offerId: of.offerId,
       vct: verified.vct,
@@ -106,5 +123,5 @@ export async function verifyReceipt(
       createdAt: new Date(now).toISOString(),
     });
   }
-  return out;
+  return { records: out, statuses };
 }

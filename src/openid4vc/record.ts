@@ -9,6 +9,7 @@ import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/ope
 import type { Resealable } from "../crypto/mod.ts";
 import { keys } from "../kv/mod.ts";
 import type { Deferral } from "./issuance.ts";
+import type { CredentialStatus } from "../status/mod.ts";
 
 /** States of an offer record. */
 export type OfferState = "offer-received" | "deferred" | "done" | "declined" | "failed";
@@ -113,3 +114,6 @@ export interface SdJwtCredentialRecord {
   compact: string;
   createdAt: string;
 }
+
+/** A stored SD-JWT VC as reads return it: with its top-level `status` (kept by `status/`). */
+export type SdJwtCredentialView = SdJwtCredentialRecord & { status: CredentialStatus };

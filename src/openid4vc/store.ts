@@ -10,8 +10,15 @@
  * @module
  */
 import { keys, listPage, type Page } from "../kv/mod.ts";
+import { type CredentialStatus, type StatusService, withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
-import type { OfferRecord, OfferState, SdJwtCredentialRecord, StoredOffer } from "./record.ts";
+import type {
+  OfferRecord,
+  OfferState,
+  SdJwtCredentialRecord,
+  SdJwtCredentialView,
+  StoredOffer,
+} from "./record.ts";
 
 const PART_BYTES = 60_000;
 const encoder = new TextEncoder();
@@ -92,7 +99,29 @@ export function addCredential(op: Deno.AtomicOperation, c: SdJwtCredentialRecord
   }
 }
 
-async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCredentialRecord> {
+/** Adds stored credentials to `op`, each with its status when it has one (kept by `status/`). */
+export function addCredentials(
+  op: Deno.AtomicOperation,
+  status: StatusService,
+  credentials: SdJwtCredentialRecord[],
+  statuses: Map<string, CredentialStatus>,
+): void {
+  for (const c of credentials) {
+    addCredential(op, c);
+    const s = statuses.get(c.id);
+    if (s) {
+      status.record(op, {
+        orgId: c.orgId,
+        id: c.id,
+        subject: { format: "dc+sd-jwt", compact: c.compact },
+        status: s,
+      });
+    }
+  }
+}
+
+/** The credential from its head and parts, with its status (kept by `status/`). */
+async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCredentialView> {
   const partKeys = Array.from(
     { length: head.parts },
     (_, i) => keys.sdJwtCredentialPart(head.orgId, head.id, i),
@@ -114,7 +143,7 @@ async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCreden
   }
   const { claims, compact } = JSON.parse(decoder.decode(all));
   const { parts: _parts, ...rest } = head;
-  return { ...rest, claims, compact };
+  return (await withStatuses(kv, head.orgId, [{ ...rest, claims, compact }]))[0]!;
 }
 
 /** One stored credential of `orgId`, or undefined. */
@@ -122,7 +151,7 @@ export async function readCredential(
   kv: Deno.Kv,
   orgId: string,
   id: string,
-): Promise<SdJwtCredentialRecord | undefined> {
+): Promise<SdJwtCredentialView | undefined> {
   const head = (await kv.get<CredentialHead>(keys.sdJwtCredential(orgId, id))).value;
   return head ? await withParts(kv, head) : undefined;
 }
@@ -132,8 +161,8 @@ export function listCredentials(
   kv: Deno.Kv,
   orgId: string,
   q: { limit: number; cursor?: string },
-): Promise<Page<SdJwtCredentialRecord>> {
-  return listPage<CredentialHead, SdJwtCredentialRecord>(kv, keys.sdJwtCredentialPrefix(orgId), {
+): Promise<Page<SdJwtCredentialView>> {
+  return listPage<CredentialHead, SdJwtCredentialView>(kv, keys.sdJwtCredentialPrefix(orgId), {
     ...q,
     map: (head) => withParts(kv, head),
   });

@@ -1,6 +1,7 @@
 /** The event catalogue (CONTRACT.md "Notifications"). */
 export const EVENT_TYPES = [
   "credential.state_changed",
+  "credential.status_changed",
   "connection.state_changed",
   "agent.configured",
   "webhook.test",

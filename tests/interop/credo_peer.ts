@@ -97,6 +97,10 @@ export interface CredoOfferOptions {
   proofType?: string;
   /** Extra inline JSON-LD context replacing `{ name: "https://schema.org/name" }`. */
   context?: Record<string, unknown>;
+  /** Every context after the VC 1.1 one (URLs or inline), replacing `context`. */
+  contexts?: unknown[];
+  /** The credential's `credentialStatus` (e.g. a BitstringStatusListEntry), signed with it. */
+  credentialStatus?: unknown;
   comment?: string;
 }
 
@@ -126,6 +130,14 @@ export interface CredoIssuer {
   offerCredential(
     options: CredoOfferOptions,
   ): Promise<{ credentialExchangeId: string; threadId: string }>;
+  /**
+   * Credo signs a JSON-LD credential (Ed25519Signature2018) with the issuer's key, or with
+   * `signer: "other"` with another key of its own whatever issuer the credential names.
+   */
+  signCredential(
+    credential: Record<string, unknown>,
+    signer?: "issuer" | "other",
+  ): Promise<Record<string, unknown>>;
   credentials(): Promise<CredoCredentialExchange[]>;
   credential(id: string): Promise<CredoCredentialExchange>;
   problemReports(): Promise<CredoProblemReport[]>;
@@ -197,6 +209,8 @@ export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promis
     rotate: (id) => api("POST", `/connections/${encodeURIComponent(id)}/rotate`),
     hangup: (id) => api("POST", `/connections/${encodeURIComponent(id)}/hangup`),
     offerCredential: (offer) => api("POST", "/credentials/offer", offer),
+    signCredential: (credential, signer = "issuer") =>
+      api("POST", "/sign-credential", { credential, signer }),
     credentials: () => api("GET", "/credentials"),
     credential: (id) => api("GET", `/credentials/${encodeURIComponent(id)}`),
     problemReports: () => api("GET", "/problem-reports"),

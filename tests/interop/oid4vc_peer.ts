@@ -89,6 +89,8 @@ export interface Oid4vcOfferOptions {
   deferred?: { interval?: number };
   /** true: the token answer carries a refresh token (Credo's `generateRefreshTokens`). */
   refreshTokens?: boolean;
+  /** A `status.status_list` claim: index `idx` of the peer's status list `list` (its id). */
+  status?: { list: string; idx: number };
 }
 
 /** The deferred transactions of a session, as the control API returns them. */

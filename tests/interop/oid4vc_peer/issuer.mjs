@@ -13,6 +13,7 @@ import { Oauth2ErrorCodes, Oauth2ServerErrorResponseError } from "@openid4vc/oau
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import express from "express";
 import { createOid4vcAgent } from "./lib/agent.mjs";
+import { createStatusLists } from "./lib/status_lists.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -142,7 +143,11 @@ function signCredentials(issuanceSession, holderBinding, vct) {
     type: "credentials",
     format: ClaimFormat.SdJwtDc,
     credentials: holderBinding.keys.map((binding) => ({
-      payload: { ...structuredClone(claims), vct },
+      payload: {
+        ...structuredClone(claims),
+        vct,
+        ...(meta.status ? { status: meta.status } : {}),
+      },
       holder: binding,
       issuer: { method: "did", didUrl: key.didUrl },
       disclosureFrame,
@@ -238,6 +243,8 @@ for (const [issuerId, kind] of Object.entries(ISSUER_KINDS)) {
   };
 }
 
+const statusLists = await createStatusLists({ agent, app, origin, issuerKeys });
+
 function sessionJson(s) {
   return {
     id: s.id,
@@ -277,7 +284,12 @@ async function createOffer(body) {
       authorizationServerUrl: info.credentialIssuer,
       txCode: body.txCode ? { input_mode: "numeric", length: 4 } : undefined,
     },
-    issuanceMetadata: { claims, disclosureFrame, ...(deferred ? { deferred } : {}) },
+    issuanceMetadata: {
+      claims,
+      disclosureFrame,
+      ...(deferred ? { deferred } : {}),
+      ...(body.status ? { status: statusLists.claim(body.status) } : {}),
+    },
     generateRefreshTokens: body.refreshTokens === true,
   });
   const offer = issuanceSession.credentialOfferPayload;
@@ -315,6 +327,8 @@ async function handle(method, path, body) {
   if (method === "POST" && path === "/offers") return await createOffer(body);
   const d = /^\/sessions\/([^/]+)\/deferred$/.exec(path);
   if (d) return deferredControl(method, decodeURIComponent(d[1]), body);
+  const statusAnswer = await statusLists.handle(method, path, body);
+  if (statusAnswer) return statusAnswer;
   const m = /^\/sessions\/([^/]+)$/.exec(path);
   if (method === "GET" && m) {
     const session = await agent.openid4vc.issuer.getIssuanceSessionById(decodeURIComponent(m[1]));

@@ -1,4 +1,5 @@
 // JSON control API over a Credo issuer agent (see ../README.md for the routes).
+import { ClaimFormat, JsonTransformer, W3cCredential } from "@credo-ts/core";
 import { DidCommHandshakeProtocol, DidCommTrustPingEventTypes } from "@credo-ts/didcomm";
 
 const CONTEXT_INLINE = { name: "https://schema.org/name" };
@@ -66,6 +67,14 @@ export function createControlApi(
     },
   );
   const didcomm = agent.didcomm;
+  let other;
+  const otherDid = async () => {
+    other ??= agent.dids.create({
+      method: "key",
+      options: { createKey: { type: { kty: "OKP", crv: "Ed25519" } } },
+    }).then((r) => r.didState.did);
+    return await other;
+  };
 
   const routes = [
     [
@@ -149,13 +158,14 @@ export function createControlApi(
             credential: {
               "@context": [
                 "https://www.w3.org/2018/credentials/v1",
-                body.context ?? CONTEXT_INLINE,
+                ...(body.contexts ?? [body.context ?? CONTEXT_INLINE]),
               ],
               type: ["VerifiableCredential"],
               issuer: issuerDid,
               issuanceDate: body.issuanceDate ??
                 new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
               credentialSubject: body.credentialSubject ?? { name: "Alice" },
+              ...(body.credentialStatus ? { credentialStatus: body.credentialStatus } : {}),
             },
             options: {
               proofType: body.proofType ?? "Ed25519Signature2018",
@@ -166,6 +176,20 @@ export function createControlApi(
       });
       if (tamper === "proof") recorder.tamperThreads.add(record.threadId);
       return { credentialExchangeId: record.id, threadId: record.threadId };
+    }],
+    ["POST", /^\/sign-credential$/, async (_m, body) => {
+      // Credo signs a JSON-LD credential (e.g. a status list credential) with the issuer's key,
+      // or with `signer: "other"` with another key (whatever issuer the credential names).
+      const signerDid = body.signer === "other" ? await otherDid() : issuerDid;
+      const verificationMethod = (await agent.dids.resolve(signerDid)).didDocument
+        .verificationMethod[0].id;
+      const signed = await agent.w3cCredentials.signCredential({
+        format: ClaimFormat.LdpVc,
+        credential: JsonTransformer.fromJSON(body.credential, W3cCredential),
+        proofType: body.proofType ?? "Ed25519Signature2018",
+        verificationMethod,
+      });
+      return JsonTransformer.toJSON(signed);
     }],
     [
       "GET",

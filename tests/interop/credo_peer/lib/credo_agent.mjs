@@ -1,7 +1,7 @@
 // Builds a real Credo 0.6 alpha agent (DIDComm v1 over HTTP on 127.0.0.1) with
 // in-memory storage, a libsodium-extended Node KMS and a message recorder.
 import * as core from "@credo-ts/core";
-import { Agent, ConsoleLogger, Kms, LogLevel } from "@credo-ts/core";
+import { Agent, ConsoleLogger, Kms, LogLevel, W3cCredentialsModule } from "@credo-ts/core";
 import {
   DidCommAutoAcceptCredential,
   DidCommCredentialV2Protocol,
@@ -13,6 +13,7 @@ import {
 import { agentDependencies, DidCommHttpInboundTransport } from "@credo-ts/node";
 import express from "express";
 import { mapStorage } from "../../peer_lib/map_storage.mjs";
+import { documentLoaderWithStatus } from "./document_loader.mjs";
 import { installRecorder } from "./recorder.mjs";
 import { SodiumWrappedKms } from "./sodium_kms.mjs";
 
@@ -47,6 +48,7 @@ export async function createCredoAgent(options = {}) {
     modules: {
       storage: new MapStorageModule(),
       kms: new Kms.KeyManagementModule({ backends: [new SodiumWrappedKms()] }),
+      w3cCredentials: new W3cCredentialsModule({ documentLoader: documentLoaderWithStatus }),
       didcomm: new DidCommModule({
         endpoints: [`http://127.0.0.1:${port}`],
         transports: {
