@@ -54,8 +54,17 @@ export function issuerFetch(safeFetch: SafeFetch): typeof fetch {
   };
 }
 
-/** The first line of a library message, short enough for a record or an answer. */
-const line = (m: string) => m.split("\n")[0]!.slice(0, 300).trim();
+/**
+ * A library message for a record or an answer: its first line and the validation points it lists
+ * (`✖ …`), with `scrub` (e.g. an offer URI that carries a pre-authorized code) left out, short.
+ */
+function describe(message: string, scrub?: string): string {
+  const text = scrub ? message.split(scrub).join("(the offer)") : message;
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const points = lines.filter((l) => l.startsWith("✖")).map((l) => l.slice(1).trim());
+  const out = points.length ? `${lines[0]}: ${points.join("; ")}` : lines[0] ?? "";
+  return out.length > 400 ? `${out.slice(0, 399)}…` : out;
+}
 
 /** `invalid_grant (the code was used)` from an OAuth error object. */
 function oauthText(e: { error?: unknown; error_description?: unknown }): string {
@@ -100,6 +109,7 @@ export function issuerFailure(
   err: unknown,
   what: string,
   malformed: Malformed,
+  scrub?: string,
 ): Error {
   if (err instanceof AppError || err instanceof CredentialRejected) return err;
   const refused = safeFetchCause(err);
@@ -139,7 +149,7 @@ export function issuerFailure(
     }
     if (r.response.ok) {
       return new CredentialRejected(
-        `the issuer's ${what} answer is not a valid credential response (${line(err.message)})`,
+        `the issuer's ${what} answer is not a valid credential response (${describe(err.message)})`,
       );
     }
     return new IssuerError(
@@ -163,10 +173,10 @@ export function issuerFailure(
   if (!fromLibrary) return err instanceof Error ? err : new Error(String(err));
   switch (malformed) {
     case "bad-offer":
-      return badRequest(`The credential offer cannot be used: ${line(err.message)}`);
+      return badRequest(`The credential offer cannot be used: ${describe(err.message, scrub)}`);
     case "bad-issuer":
-      return new IssuerError(`The issuer's ${what} cannot be used: ${line(err.message)}`);
+      return new IssuerError(`The issuer's ${what} cannot be used: ${describe(err.message)}`);
     case "bad-credential":
-      return new CredentialRejected(`the ${what} failed: ${line(err.message)}`);
+      return new CredentialRejected(`the ${what} failed: ${describe(err.message)}`);
   }
 }

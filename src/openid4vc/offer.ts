@@ -104,7 +104,7 @@ export async function receiveOffer(
   try {
     offer = await client.resolveCredentialOffer(uri);
   } catch (err) {
-    throw issuerFailure(libs, err, "credential offer", "bad-offer");
+    throw issuerFailure(libs, err, "credential offer", "bad-offer", uri);
   }
   const grant = obj(offer.grants?.[PRE_AUTHORIZED_GRANT]);
   const code = str(grant?.["pre-authorized_code"]);
