@@ -26,6 +26,7 @@ import {
 import { type ProcessState, readinessCheck } from "./readiness.ts";
 import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vc/mod.ts";
 import { statusRoutes } from "./status/mod.ts";
+import { proofRoutes } from "./proofs/mod.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 import { webRoutes } from "./web/mod.ts";
 
@@ -130,6 +131,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
       },
     }),
   );
+  app.route("/", proofRoutes({ prover: services.prover, verifier }));
   for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());
   app.route("/", webRoutes());

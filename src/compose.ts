@@ -1,8 +1,8 @@
 /**
  * The composition: `buildServices` makes every long-lived object of the service exactly once
  * (resolver, token verifier, service signer, API key index, wallet, agents, webhooks, DIDComm with
- * its handler registry, credential holder, dispatcher) and hands each to the objects that use it
- * as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
+ * its handler registry, credential holder, proof prover, dispatcher) and hands each to the objects
+ * that use it as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
  * app is built. `main.ts`, the tasks and every test build through this one function; tests pass
  * overrides (clock, outbound client, KV, dispatcher timing, a fake DIDComm layer).
  *
@@ -43,6 +43,13 @@ import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
 import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vc/mod.ts";
 import { StatusChecker, StatusService } from "./status/mod.ts";
 import {
+  type CredentialStatusCheck,
+  PROOF_AUTO_ACCEPT_KIND,
+  proofAutoAcceptHandler,
+  ProofProver,
+  registerProverHandlers,
+} from "./proofs/mod.ts";
+import {
   createWebhookHandler,
   WEBHOOK_KIND,
   type WebhookHandlerOptions,
@@ -70,6 +77,7 @@ export interface Services {
   openid4vc: Oid4vcHolder;
   /** Credential status: checks, the kept statuses, the recheck cron's body. */
   status: StatusService;
+  prover: ProofProver;
 }
 
 /** What a caller (a test, a benchmark) may put in place of the defaults. */
@@ -93,6 +101,8 @@ export interface BuildOptions {
   jwksTimeoutMs?: number;
   /** The DIDComm layer the credential holder queues its messages with (a fake in unit tests). */
   holderDidcomm?: HolderDidcomm;
+  /** The status check of stored credentials before a presentation (tests of revoked ones). */
+  credentialStatus?: CredentialStatusCheck;
 }
 
 /** Builds every service from the configuration and the open KV database, then runs their setup. */
@@ -203,7 +213,27 @@ export async function buildServices(
     status,
   });
 
+  const prover = new ProofProver({
+    kv,
+    dispatcher,
+    now,
+    agents: directory,
+    wallet,
+    didcomm: options.holderDidcomm ?? didcomm,
+    credentials: holder,
+    credentialStatus: options.credentialStatus ?? (async (_orgId, record) => {
+      // Checked now, before a presentation; a list that cannot be read now does not undo a
+      // revocation or suspension recorded by an earlier check.
+      const now = await status.statusOf({ format: "ldp_vc", credential: record.credential });
+      const recorded = (record as { status?: { state?: string } }).status?.state;
+      return now.state === "unknown" && (recorded === "revoked" || recorded === "suspended")
+        ? recorded
+        : now.state;
+    }),
+  });
+
   registerHolderHandlers(didcomm.handlers, holder, kv);
+  registerProverHandlers(didcomm.handlers, prover, kv);
   for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
     dispatcher.register(kind, handler);
   }
@@ -212,6 +242,7 @@ export async function buildServices(
     createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),
   );
   dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
+  dispatcher.register(PROOF_AUTO_ACCEPT_KIND, proofAutoAcceptHandler(prover));
   dispatcher.register(
     DEFERRED_KIND,
     deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, now }),
@@ -234,6 +265,7 @@ export async function buildServices(
     holder,
     openid4vc,
     status,
+    prover,
   };
 }
 

@@ -36,6 +36,10 @@
  * | `["credential_by_id", id]` | pointer `orgId` of an exchange record |
  * | `["credential_by_thread", orgId, threadId]` | pointer to an exchange record id |
  * | `["w3c_credential", orgId, id]` | a stored W3C verifiable credential |
+ * | `["proof", orgId, id]` | proof exchange record (Present Proof 2.0, prover) |
+ * | `["proof_request", orgId, id]` | its DIF PE request attachment (definition, challenge, domain) |
+ * | `["proof_by_id", id]` | pointer `orgId` of a proof exchange record |
+ * | `["proof_by_thread", orgId, threadId]` | pointer to a proof exchange record id |
  * | `["oid4vc_offer", orgId, id]` | OpenID4VCI offer record (pre-authorized code, deferred access token sealed) |
  * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
  * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
@@ -99,6 +103,12 @@ export const keys = {
     ["credential_by_thread", orgId, threadId] as const,
   w3cCredential: (orgId: string, id: string) => ["w3c_credential", orgId, id] as const,
   w3cCredentialPrefix: (orgId: string) => ["w3c_credential", orgId] as const,
+
+  proof: (orgId: string, id: string) => ["proof", orgId, id] as const,
+  proofPrefix: (orgId: string) => ["proof", orgId] as const,
+  proofRequest: (orgId: string, id: string) => ["proof_request", orgId, id] as const,
+  proofById: (id: string) => ["proof_by_id", id] as const,
+  proofByThread: (orgId: string, threadId: string) => ["proof_by_thread", orgId, threadId] as const,
 
   oid4vcOffer: (orgId: string, id: string) => ["oid4vc_offer", orgId, id] as const,
   oid4vcOfferPrefix: (orgId: string) => ["oid4vc_offer", orgId] as const,

@@ -1,5 +1,5 @@
 /**
- * Launcher for the real Credo (credo-ts 0.6 alpha) DIDComm v1 ISSUER peer in
+ * Launcher for the real Credo (credo-ts 0.6.3) DIDComm v1 ISSUER and VERIFIER peer in
  * `tests/interop/credo_peer/issuer.mjs`. Spawns it with Node.js on free 127.0.0.1 ports,
  * waits for its `READY {...}` line and wraps its JSON control API.
  *
@@ -52,6 +52,34 @@ export interface CredoCredentialExchange {
   updatedAt: string | null;
   /** Only from {@link CredoIssuer.credential}: offer/request/credential format data. */
   formatData?: Record<string, unknown>;
+}
+
+/** A Credo proof exchange record (verifier role) as the control API returns it. */
+export interface CredoProofExchange {
+  id: string;
+  state: string;
+  role: string;
+  threadId: string;
+  connectionId: string | null;
+  protocolVersion: string;
+  /** Credo's own verdict on the presentation it received. */
+  isVerified: boolean | null;
+  errorMessage: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  /** Only from {@link CredoIssuer.proof}: request/presentation format data. */
+  formatData?: Record<string, unknown>;
+}
+
+/** Options of {@link CredoIssuer.requestProof}. */
+export interface CredoProofRequestOptions {
+  connectionId: string;
+  /** Default: one descriptor asking for `$.credentialSubject.name`. */
+  presentationDefinition?: Record<string, unknown>;
+  /** Default: 32 random bytes (Credo's own). */
+  challenge?: string;
+  domain?: string;
+  comment?: string;
 }
 
 /** A received trust ping response. */
@@ -139,6 +167,16 @@ export interface CredoIssuer {
     signer?: "issuer" | "other",
   ): Promise<Record<string, unknown>>;
   credentials(): Promise<CredoCredentialExchange[]>;
+  /** Present Proof 2.0 request with a DIF PE definition (Credo as verifier). */
+  requestProof(
+    options: CredoProofRequestOptions,
+  ): Promise<{ proofExchangeId: string; threadId: string }>;
+  proofs(): Promise<CredoProofExchange[]>;
+  proof(id: string): Promise<CredoProofExchange>;
+  /** Polls until the proof exchange reaches `state` (default done). */
+  waitForProof(id: string, state?: string, timeoutMs?: number): Promise<CredoProofExchange>;
+  /** While paused, Credo's DIDComm endpoint answers 503 to everything (a peer that is down). */
+  pauseInbound(paused: boolean): Promise<{ paused: boolean }>;
   credential(id: string): Promise<CredoCredentialExchange>;
   problemReports(): Promise<CredoProblemReport[]>;
   messages(options?: { direction?: "in" | "out"; full?: boolean }): Promise<CredoLoggedMessage[]>;
@@ -212,6 +250,15 @@ export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promis
     signCredential: (credential, signer = "issuer") =>
       api("POST", "/sign-credential", { credential, signer }),
     credentials: () => api("GET", "/credentials"),
+    requestProof: (options) => api("POST", "/proofs/request", options),
+    proofs: () => api("GET", "/proofs"),
+    proof: (id) => api("GET", `/proofs/${encodeURIComponent(id)}`),
+    waitForProof: (id, state = "done", timeoutMs = 15000) =>
+      poll(`proof exchange ${id} in state ${state}`, async () => {
+        const record = await issuer.proof(id);
+        return record.state === state ? record : undefined;
+      }, timeoutMs),
+    pauseInbound: (paused) => api("POST", "/inbound", { paused }),
     credential: (id) => api("GET", `/credentials/${encodeURIComponent(id)}`),
     problemReports: () => api("GET", "/problem-reports"),
     messages: ({ direction = "in", full = false } = {}) =>

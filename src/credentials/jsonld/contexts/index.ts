@@ -7,7 +7,9 @@
  * security, Ed25519 suite and status list (Bitstring Status List v1.0, Status
  * List 2021) contexts come from the digitalbazaar npm packages that publish them; the DID v1 and X25519 contexts are verbatim JSON copies
  * (`did-context@3.1.1`, `x25519-key-agreement-2020-context@1.0.0`, and the
- * w3id.org x25519-2019 context that Credo also bundles).
+ * w3id.org x25519-2019 context that Credo also bundles), and so is the DIF Presentation Exchange
+ * submission context (`https://identity.foundation/presentation-exchange/submission/v1`, which a
+ * presentation carrying its `presentation_submission` names; Credo bundles it too).
  */
 import * as credentialsContext from "@digitalbazaar/credentials-context";
 import securityContext from "@digitalbazaar/security-context";
@@ -18,6 +20,7 @@ import ed25519Signature2020Context from "ed25519-signature-2020-context";
 import didV1 from "./did_v1.json" with { type: "json" };
 import x25519V2019 from "./x25519_2019_v1.json" with { type: "json" };
 import x25519V2020 from "./x25519_2020_v1.json" with { type: "json" };
+import presentationSubmissionV1 from "./presentation_submission_v1.json" with { type: "json" };
 
 /** W3C Verifiable Credentials Data Model 1.1 context URL. */
 export const CREDENTIALS_V1_URL = "https://www.w3.org/2018/credentials/v1";
@@ -31,6 +34,9 @@ export const ED25519_2020_URL = "https://w3id.org/security/suites/ed25519-2020/v
 export const STATUS_LIST_V1_URL = "https://www.w3.org/ns/credentials/status/v1";
 /** Status List 2021 context URL (`StatusList2021Entry`, `StatusList2021Credential`). */
 export const STATUS_LIST_2021_URL = "https://w3id.org/vc/status-list/2021/v1";
+/** DIF Presentation Exchange submission context URL. */
+export const PRESENTATION_SUBMISSION_URL =
+  "https://identity.foundation/presentation-exchange/submission/v1";
 /** DID Core v1 context URL. */
 export const DID_V1_URL = "https://www.w3.org/ns/did/v1";
 
@@ -63,6 +69,7 @@ const entries: Array<[string, object]> = [
   ["https://w3.org/ns/did/v1", didV1],
   ["https://w3id.org/security/suites/x25519-2019/v1", x25519V2019],
   ["https://w3id.org/security/suites/x25519-2020/v1", x25519V2020],
+  [PRESENTATION_SUBMISSION_URL, presentationSubmissionV1],
 ];
 
 /** Every bundled context document by URL (read-only: never mutate a document). */

@@ -1,4 +1,4 @@
-// JSON control API over a Credo issuer agent (see ../README.md for the routes).
+// JSON control API over a Credo issuer and verifier agent (see ../README.md for the routes).
 import { ClaimFormat, JsonTransformer, W3cCredential } from "@credo-ts/core";
 import { DidCommHandshakeProtocol, DidCommTrustPingEventTypes } from "@credo-ts/didcomm";
 
@@ -34,6 +34,36 @@ function credentialJson(r) {
   };
 }
 
+function proofJson(r) {
+  return {
+    id: r.id,
+    state: r.state,
+    role: r.role,
+    threadId: r.threadId,
+    connectionId: r.connectionId ?? null,
+    protocolVersion: r.protocolVersion,
+    isVerified: r.isVerified ?? null,
+    errorMessage: r.errorMessage ?? null,
+    createdAt: r.createdAt?.toISOString() ?? null,
+    updatedAt: r.updatedAt?.toISOString() ?? null,
+  };
+}
+
+/** The default request: any credential with a `credentialSubject.name` (what the issuer issues). */
+function defaultDefinition() {
+  return {
+    id: crypto.randomUUID(),
+    input_descriptors: [{
+      id: "name",
+      name: "Name",
+      purpose: "We need your name.",
+      constraints: {
+        fields: [{ path: ["$.credentialSubject.name"], filter: { type: "string" } }],
+      },
+    }],
+  };
+}
+
 function problemReportOf(entry) {
   const description = entry.message.description;
   return {
@@ -52,7 +82,7 @@ function problemReportOf(entry) {
 
 /** Returns a request handler (method, path, body, query) => {status, body}. */
 export function createControlApi(
-  { agent, recorder, issuerDid, endpoint, shutdown },
+  { agent, recorder, issuerDid, endpoint, inboundSwitch, shutdown },
 ) {
   const trustPingResponses = [];
   agent.events.on(
@@ -202,6 +232,35 @@ export function createControlApi(
         ...credentialJson(record),
         formatData: await didcomm.credentials.getFormatData(record.id),
       };
+    }],
+    ["POST", /^\/proofs\/request$/, async (_m, body) => {
+      if (typeof body.connectionId !== "string") {
+        return { status: 400, body: { error: "connectionId required" } };
+      }
+      const record = await didcomm.proofs.requestProof({
+        connectionId: body.connectionId,
+        protocolVersion: "v2",
+        comment: body.comment,
+        proofFormats: {
+          presentationExchange: {
+            presentationDefinition: body.presentationDefinition ?? defaultDefinition(),
+            options: { challenge: body.challenge, domain: body.domain },
+          },
+        },
+      });
+      return { proofExchangeId: record.id, threadId: record.threadId };
+    }],
+    ["GET", /^\/proofs$/, async () => (await didcomm.proofs.getAll()).map(proofJson)],
+    ["GET", /^\/proofs\/([^/]+)$/, async (m) => {
+      const record = await didcomm.proofs.getById(m[1]);
+      return { ...proofJson(record), formatData: await didcomm.proofs.getFormatData(record.id) };
+    }],
+    ["POST", /^\/inbound$/, (_m, body) => {
+      if (typeof body.paused !== "boolean") {
+        return { status: 400, body: { error: "paused (boolean) required" } };
+      }
+      inboundSwitch.paused = body.paused;
+      return { paused: inboundSwitch.paused };
     }],
     [
       "GET",
