@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { SecretBox } from "../crypto/mod.ts";
-import type { Resealable } from "../crypto/mod.ts";
+import { base58 } from "@scure/base";
+import { b64u, fromB64u, type Resealable, type SecretBox } from "../crypto/mod.ts";
 import { keys } from "../kv/mod.ts";
 
 /** The public half of the key as a JWK (`kty` EC, `crv` P-256). */
@@ -54,6 +54,31 @@ async function open(record: P256KeyRecord, secrets: SecretBox): Promise<P256Key>
   );
   return { publicJwk: record.publicJwk, privateKey };
 }
+
+/** The P-256 key of agent `agentId` of `orgId` if it was made, opened; else undefined. */
+export async function readP256Key(
+  kv: Deno.Kv,
+  secrets: SecretBox,
+  orgId: string,
+  agentId: string,
+): Promise<P256Key | undefined> {
+  const stored = await kv.get<P256KeyRecord>(keys.agentP256Key(orgId, agentId));
+  return stored.value ? await open(stored.value, secrets) : undefined;
+}
+
+/** did:key of a P-256 public JWK: multicodec p256-pub (0x1200) and the compressed point. */
+export function p256DidKey(jwk: { x: string; y: string }): string {
+  const x = fromB64u(jwk.x);
+  const y = fromB64u(jwk.y);
+  const bytes = new Uint8Array(2 + 33);
+  bytes.set([0x80, 0x24, (y[31]! & 1) === 0 ? 0x02 : 0x03]);
+  bytes.set(x, 3);
+  return `did:key:z${base58.encode(bytes)}`;
+}
+
+/** The did:jwk URL (`#0`) of a public JWK, its members in the order given. */
+export const didJwkUrl = (jwk: object): string =>
+  `did:jwk:${b64u(new TextEncoder().encode(JSON.stringify(jwk)))}#0`;
 
 /** The P-256 key of agent `agentId` of `orgId`, made and stored on first need. */
 export async function openP256Key(

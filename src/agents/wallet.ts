@@ -17,7 +17,7 @@ import {
   type SecretBox,
 } from "../crypto/mod.ts";
 import { keys, timeId } from "../kv/mod.ts";
-import { openP256Key, type P256Key } from "./p256_key.ts";
+import { openP256Key, type P256Key, readP256Key } from "./p256_key.ts";
 import { type AgentRecord, type AutoAcceptPolicy, readAgent } from "./record.ts";
 
 /** A stored wallet key. */
@@ -166,6 +166,11 @@ export class Wallet {
    */
   p256Key(orgId: string, agentId: string, now = Date.now()): Promise<P256Key> {
     return openP256Key(this.#kv, this.#secrets, orgId, agentId, now);
+  }
+
+  /** The P-256 key of agent `agentId` of `orgId` if it was ever made (nothing is created). */
+  findP256Key(orgId: string, agentId: string): Promise<P256Key | undefined> {
+    return readP256Key(this.#kv, this.#secrets, orgId, agentId);
   }
 
   /** The org's agent identity (label, DID, verkey, endpoint, auto-accept policy), or undefined. */

@@ -12,9 +12,8 @@
  */
 import type { JwtSigner } from "@openid4vc/oauth2";
 import type { CredentialConfigurationSupportedWithFormats } from "@openid4vc/openid4vci";
-import { base58 } from "@scure/base";
 import * as jose from "jose";
-import type { Wallet } from "../agents/mod.ts";
+import { didJwkUrl, p256DidKey, type Wallet } from "../agents/mod.ts";
 import { b64u, verkeyToDidKey } from "../crypto/mod.ts";
 import { conflict } from "../errors.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
@@ -67,16 +66,6 @@ function binding(config: Config): "did:key" | "jwk" | "did:jwk" {
   );
 }
 
-/** did:key of a P-256 public JWK: multicodec p256-pub (0x1200) and the compressed point. */
-function p256DidKey(jwk: { x: string; y: string }): string {
-  const x = jose.base64url.decode(jwk.x);
-  const y = jose.base64url.decode(jwk.y);
-  const bytes = new Uint8Array(2 + 33);
-  bytes.set([0x80, 0x24, (y[31]! & 1) === 0 ? 0x02 : 0x03]);
-  bytes.set(x, 3);
-  return `did:key:z${base58.encode(bytes)}`;
-}
-
 /** The proof key for `config`, from the wallet of `orgId`'s agent. */
 export async function proofKey(
   wallet: Wallet,
@@ -114,7 +103,7 @@ export async function proofKey(
       return { alg, signer: { method: "did", didUrl: kid, alg }, kid, publicJwk, privateKey };
     }
     case "did:jwk": {
-      const kid = `did:jwk:${b64u(new TextEncoder().encode(JSON.stringify(publicJwk)))}#0`;
+      const kid = didJwkUrl(publicJwk);
       return { alg, signer: { method: "did", didUrl: kid, alg }, kid, publicJwk, privateKey };
     }
     case "jwk":
