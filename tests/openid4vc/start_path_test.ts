@@ -1,7 +1,8 @@
 /**
- * The OpenID4VCI libraries are on no start path of the service: in the module graph of
- * `src/main.ts` (`deno info --json`), every code import of an `@openid4vc/*` package is dynamic
- * (`library.ts`, on first use); other files import their types only, which type stripping erases.
+ * The `@openid4vc/*` libraries are on no start path of the service: in the module graph of
+ * `src/main.ts` (`deno info --json`), every code import of one is dynamic (the OpenID4VCI
+ * holder's `library.ts`, the OpenID4VP holder's `libs.ts`, on first use); other files import
+ * their types only, which type stripping erases.
  */
 import assert from "node:assert/strict";
 
@@ -30,9 +31,10 @@ Deno.test("the @openid4vc libraries are imported dynamically only (no start path
       codeImports.push(`${file} ${d.specifier}${d.isDynamic ? " (dynamic)" : ""}`);
     }
   }
-  assert.deepEqual(codeImports.sort(), [
-    "src/openid4vc/library.ts @openid4vc/oauth2 (dynamic)",
-    "src/openid4vc/library.ts @openid4vc/openid4vci (dynamic)",
-    "src/openid4vc/library.ts @openid4vc/utils (dynamic)",
-  ]);
+  assert.deepEqual(codeImports.filter((i) => !i.endsWith("(dynamic)")), [], "static imports");
+  for (
+    const pkg of ["@openid4vc/oauth2", "@openid4vc/openid4vci", "@openid4vc/utils"]
+  ) {
+    assert.ok(codeImports.includes(`src/openid4vc/library.ts ${pkg} (dynamic)`), pkg);
+  }
 });
