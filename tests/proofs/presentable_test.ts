@@ -1,0 +1,64 @@
+/**
+ * What the prover presents, with the service's real parts: the status check before a
+ * presentation (the one `compose.ts` wires, against a real list host: revoked and suspended
+ * credentials are never offered, and a recorded revocation stands while the list cannot be read).
+ */
+import assert from "node:assert/strict";
+import { entry, listCredential, listHost, testIssuer } from "../status/lists.ts";
+import { expectJson } from "../support/context.ts";
+import { createProofContext, definition, proofOf, requestMessage } from "./helpers.ts";
+
+type Json = Record<string, unknown>;
+
+Deno.test("before a presentation: revoked and suspended credentials (real status lists) are never offered; a recorded revocation stands while the list is down", async () => {
+  let t = Date.now();
+  const ctx = await createProofContext({ now: () => t });
+  const host = listHost();
+  try {
+    const issuer = await testIssuer();
+    const rev = host.url("/rev");
+    const sus = host.url("/sus");
+    host.serveJson("/rev", await listCredential({ url: rev, issuer, set: [2] }));
+    host.serveJson(
+      "/sus",
+      await listCredential({ url: sus, issuer, purpose: "suspension", set: [3] }),
+    );
+    const store = (name: string, status: Json) =>
+      ctx.store({ name }, {
+        issuer,
+        contexts: ["https://www.w3.org/ns/credentials/status/v1"],
+        fields: { credentialStatus: status },
+      });
+    const valid = await store("Alice", entry(rev, 1));
+    const revoked = await store("Mallory", entry(rev, 2));
+    const suspended = await store("Sue", entry(sus, 3, "suspension"));
+
+    const first = requestMessage(definition(["name", "$.credentialSubject.name"]));
+    await ctx.receive(first);
+    const rec = await proofOf(ctx, first["@id"]);
+    const [d] = rec.inputDescriptors as Json[];
+    assert.deepEqual((d!.matches as Json[]).map((m) => m.credentialId), [valid]);
+
+    // The revocation is recorded; then the list host goes down and the cached lists age out.
+    const checked = await expectJson(
+      await ctx.call("POST", `/orgs/${ctx.orgId}/w3c-credentials/${revoked}/check-status`, {
+        token: ctx.member,
+      }),
+      200,
+    );
+    assert.equal((checked.status as Json).state, "revoked");
+    await host.close();
+    t += 10 * 60_000; // past the lists' freshness (the DID cache TTL, 300 s)
+    const second = requestMessage(definition(["name", "$.credentialSubject.name"]));
+    await ctx.receive(second);
+    const later = await proofOf(ctx, second["@id"]);
+    const ids = ((later.inputDescriptors as Json[])[0]!.matches as Json[]).map((m) =>
+      m.credentialId
+    );
+    assert.ok(!ids.includes(revoked), "a recorded revocation stands while the list is down");
+    assert.deepEqual(ids, [suspended, valid], "unknown now, nothing recorded: still offered");
+  } finally {
+    await host.close();
+    await ctx.close();
+  }
+});
