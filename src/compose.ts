@@ -227,6 +227,7 @@ export async function buildServices(
     wallet,
     didcomm: options.holderDidcomm ?? didcomm,
     credentials: holder,
+    contexts,
     credentialStatus: options.credentialStatus ?? (async (_orgId, record) => {
       // Checked now, before a presentation; a list that cannot be read now does not undo a
       // revocation or suspension recorded by an earlier check.

@@ -8,7 +8,7 @@
  * @module
  */
 import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mod.ts";
-import type { HolderDidcomm, W3cCredentialRecord } from "../credentials/mod.ts";
+import type { HolderDidcomm, RemoteContexts, W3cCredentialRecord } from "../credentials/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
 import { AppError, badRequest, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
@@ -56,6 +56,8 @@ export interface ProverDeps {
   };
   /** The status check before a presentation (see {@link CredentialStatusCheck}). */
   credentialStatus: CredentialStatusCheck;
+  /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store), used by credentials. */
+  contexts?: RemoteContexts;
 }
 
 /** Most stored credentials considered for one request. */
@@ -169,7 +171,7 @@ export class ProofProver {
         verificationMethod: `${holderDid}#${holderDid.slice("did:key:".length)}`,
         publicKey: key.publicKey,
         secretKey: key.secretKey,
-      });
+      }, this.#d.contexts);
     } finally {
       key.secretKey.fill(0);
     }

@@ -1,12 +1,25 @@
 /**
  * What the prover presents, with the service's real parts: the status check before a
  * presentation (the one `compose.ts` wires, against a real list host: revoked and suspended
- * credentials are never offered, and a recorded revocation stands while the list cannot be read).
+ * credentials are never offered, and a recorded revocation stands while the list cannot be read),
+ * and a credential whose issuer context comes from `JSONLD_CONTEXT_ALLOW` (signed into the
+ * presentation with that context, which the verifier can check).
  */
 import assert from "node:assert/strict";
+import * as vc from "@digitalbazaar/vc";
+import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
+import { createDocumentLoader } from "../../src/credentials/jsonld/document_loader.ts";
+import { resolveDidKey } from "../credentials/jsonld/test_keys.ts";
 import { entry, listCredential, listHost, testIssuer } from "../status/lists.ts";
 import { expectJson } from "../support/context.ts";
-import { createProofContext, definition, proofOf, requestMessage } from "./helpers.ts";
+import {
+  createProofContext,
+  definition,
+  presentationOf,
+  proofOf,
+  requestMessage,
+  sentOn,
+} from "./helpers.ts";
 
 type Json = Record<string, unknown>;
 
@@ -60,5 +73,55 @@ Deno.test("before a presentation: revoked and suspended credentials (real status
   } finally {
     await host.close();
     await ctx.close();
+  }
+});
+
+Deno.test("a credential with an issuer context from JSONLD_CONTEXT_ALLOW is presented, signed with that context", async () => {
+  const vocab = { "@context": { nick: "https://example.org/vocab#nick" } };
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    () =>
+      new Response(JSON.stringify(vocab), {
+        headers: { "content-type": "application/ld+json" },
+      }),
+  );
+  const base = `http://127.0.0.1:${server.addr.port}/`;
+  const url = `${base}vocab/v1`;
+  const ctx = await createProofContext({ env: { JSONLD_CONTEXT_ALLOW: base } });
+  try {
+    const loader = createDocumentLoader({ contexts: new Map([[url, vocab]]) });
+    const id = await ctx.store({ name: "Alice", nick: "Ally" }, {
+      contexts: [url],
+      documentLoader: loader,
+    });
+    const req = requestMessage(definition(["nick", "$.credentialSubject.nick"]), {
+      challenge: "c-ctx",
+    });
+    await ctx.receive(req);
+    const rec = await proofOf(ctx, req["@id"]);
+    assert.deepEqual(rec.selection, { nick: id });
+    const accepted = await expectJson(
+      await ctx.call("POST", "/proofs/accept-request", {
+        token: ctx.member,
+        body: { proofRecordId: rec.id },
+      }),
+      200,
+    );
+    assert.equal(accepted.state, "presentation-sent");
+    const [msg] = sentOn(await ctx.flush(), req["@id"], "presentation");
+    const vp = presentationOf(msg!);
+    const result = await vc.verify({
+      presentation: vp,
+      challenge: "c-ctx",
+      suite: new Ed25519Signature2018(),
+      documentLoader: createDocumentLoader({
+        resolveDid: resolveDidKey,
+        contexts: new Map([[url, vocab]]),
+      }),
+    }) as { verified: boolean };
+    assert.equal(result.verified, true);
+  } finally {
+    await ctx.close();
+    await server.shutdown();
   }
 });
