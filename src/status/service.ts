@@ -48,6 +48,26 @@ export class StatusService {
     return this.#d.checker.check(targetOf(subject));
   }
 
+  /**
+   * The status of a stored credential before a presentation: checked now ({@link statusOf}),
+   * except that a list that cannot be read now does not undo a revocation or suspension
+   * `recorded` by an earlier check. The features that present never offer a credential whose
+   * answer is `revoked` or `suspended`.
+   */
+  async beforePresentation(
+    subject: StatusSubject,
+    recorded?: { state: string; checkedAt?: string; message?: string },
+  ): Promise<CredentialStatus> {
+    const now = await this.statusOf(subject);
+    const state = recorded?.state;
+    if (now.state !== "unknown" || (state !== "revoked" && state !== "suspended")) return now;
+    return {
+      state,
+      checkedAt: recorded!.checkedAt ?? now.checkedAt,
+      ...(recorded!.message !== undefined ? { message: recorded!.message } : {}),
+    };
+  }
+
   /** Adds the first status of a credential being stored to `op` (the same commit). */
   record(
     op: Deno.AtomicOperation,

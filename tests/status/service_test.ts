@@ -9,7 +9,7 @@ import { addW3cCredential, newW3cRecord } from "../../src/credentials/store.ts";
 import type { OutboxMessage } from "../../src/outbox/mod.ts";
 import { addCredential } from "../../src/openid4vc/store.ts";
 import type { CredentialExchangeRecord } from "../../src/credentials/record.ts";
-import type { StatusSubject } from "../../src/status/mod.ts";
+import { StatusService, type StatusState, type StatusSubject } from "../../src/status/mod.ts";
 import {
   createTestContext,
   expectJson,
@@ -252,5 +252,33 @@ Deno.test("CREDENTIAL_STATUS_RECHECK_SECONDS=0: the cron rechecks nothing; a cre
     assert.deepEqual(await statusEvents(ctx.kv), []);
   } finally {
     await ctx.close();
+  }
+});
+
+Deno.test("beforePresentation: checked now; a recorded revocation or suspension stands only while the list cannot be read", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    let answer: { state: StatusState; message?: string } = { state: "unknown", message: "down" };
+    const status = new StatusService({
+      kv,
+      checker: { check: () => Promise.resolve({ ...answer, checkedAt: "2026-04-01T00:00:00Z" }) },
+      dispatcher: { wake() {} },
+      now: () => 0,
+      recheckSeconds: 0,
+    });
+    const subject = { format: "dc+sd-jwt", compact: "x~" } as const;
+    const at = "2026-03-01T00:00:00Z";
+    const state = async (recorded?: { state: string; checkedAt?: string }) =>
+      (await status.beforePresentation(subject, recorded)).state;
+    assert.equal(await state({ state: "revoked", checkedAt: at }), "revoked");
+    assert.equal(await state({ state: "suspended", checkedAt: at }), "suspended");
+    assert.equal(await state({ state: "valid", checkedAt: at }), "unknown");
+    assert.equal(await state(), "unknown");
+    answer = { state: "valid" };
+    assert.equal(await state({ state: "suspended", checkedAt: at }), "valid", "lifted since");
+    answer = { state: "revoked" };
+    assert.equal(await state({ state: "valid", checkedAt: at }), "revoked");
+  } finally {
+    kv.close();
   }
 });
