@@ -6,30 +6,17 @@
  * its `expirationDate` (an injected clock).
  */
 import assert from "node:assert/strict";
-import { createTestContext } from "../support/context.ts";
-import { entry, listCredential, listHost, testIssuer } from "./lists.ts";
-
-const T0 = Date.parse("2026-01-01T00:00:00Z");
+import { entry, listCredential, statusSetup, T0, testIssuer } from "./lists.ts";
 
 async function setup() {
-  let t = T0;
-  const ctx = await createTestContext({ now: () => t, env: { DID_CACHE_TTL_SECONDS: "300" } });
-  const host = listHost();
-  const issuer = await testIssuer();
+  const s = await statusSetup();
   return {
-    ctx,
-    host,
-    issuer,
-    advance: (ms: number) => (t += ms),
-    statusOf: (entries: Record<string, unknown>[], iss = issuer.did) =>
-      ctx.services.status.statusOf({
+    ...s,
+    statusOf: (entries: Record<string, unknown>[], iss = s.issuer.did) =>
+      s.ctx.services.status.statusOf({
         format: "ldp_vc",
         credential: { issuer: iss, credentialStatus: entries.length === 1 ? entries[0] : entries },
       }),
-    close: async () => {
-      await host.close();
-      await ctx.close();
-    },
   };
 }
 
