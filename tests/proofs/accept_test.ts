@@ -212,3 +212,27 @@ Deno.test("20 parallel accept-request calls: one 200, the rest 409, one presenta
     await ctx.close();
   }
 });
+
+Deno.test("accept and decline on a connection that no longer exists: 409 naming the record and the connection; the record stays", async () => {
+  const ctx = await createProofContext();
+  try {
+    await ctx.store({ name: "Alice" });
+    const req = requestMessage(definition(["name", "$.credentialSubject.name"]));
+    await ctx.receive(req);
+    const { id } = await proofOf(ctx, req["@id"]);
+    ctx.port.connections.delete(ctx.connectionId);
+    for (const path of ["/proofs/accept-request", "/proofs/decline-request"]) {
+      const res = await expectJson(
+        await ctx.call("POST", path, { token: ctx.member, body: { proofRecordId: id } }),
+        409,
+      );
+      assert.match(
+        String(res.message),
+        new RegExp(`Proof exchange "${id}" uses connection "${ctx.connectionId}", which no longer`),
+      );
+    }
+    assert.equal((await proofOf(ctx, req["@id"])).state, "request-received");
+  } finally {
+    await ctx.close();
+  }
+});
