@@ -228,10 +228,9 @@ export async function buildServices(
     didcomm: options.holderDidcomm ?? didcomm,
     credentials: holder,
     contexts,
-    credentialStatus: options.credentialStatus ?? (async (_orgId, record) => {
-      const recorded = (record as { status?: { state: string } }).status;
+    credentialStatus: options.credentialStatus ?? (async (orgId, record) => {
       const subject = { format: "ldp_vc", credential: record.credential } as const;
-      return (await status.beforePresentation(subject, recorded)).state;
+      return (await status.beforePresentation(orgId, record.id, subject)).state;
     }),
   });
 
@@ -249,12 +248,13 @@ export async function buildServices(
     checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
     anchors: await loadTrustAnchors(config),
     // Checked before a credential is offered and before it is presented.
-    checkStatus: (_orgId, c) =>
+    checkStatus: (orgId, c) =>
       status.beforePresentation(
+        orgId,
+        c.id,
         c.format === "ldp_vc"
           ? { format: "ldp_vc", credential: c.claims }
           : { format: "dc+sd-jwt", compact: c.compact! },
-        c.status,
       ),
   });
 

@@ -255,29 +255,44 @@ Deno.test("CREDENTIAL_STATUS_RECHECK_SECONDS=0: the cron rechecks nothing; a cre
   }
 });
 
-Deno.test("beforePresentation: checked now; a recorded revocation or suspension stands only while the list cannot be read", async () => {
+Deno.test("beforePresentation: checked now; a revocation or suspension a list gave stands while the list cannot be read, also after a check stored unknown", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
-    let answer: { state: StatusState; message?: string } = { state: "unknown", message: "down" };
+    let answer: StatusState = "revoked";
     const status = new StatusService({
       kv,
-      checker: { check: () => Promise.resolve({ ...answer, checkedAt: "2026-04-01T00:00:00Z" }) },
+      checker: {
+        check: () =>
+          Promise.resolve({ state: answer, checkedAt: new Date().toISOString(), message: "" }),
+      },
       dispatcher: { wake() {} },
       now: () => 0,
       recheckSeconds: 0,
     });
     const subject = { format: "dc+sd-jwt", compact: "x~" } as const;
-    const at = "2026-03-01T00:00:00Z";
-    const state = async (recorded?: { state: string; checkedAt?: string }) =>
-      (await status.beforePresentation(subject, recorded)).state;
-    assert.equal(await state({ state: "revoked", checkedAt: at }), "revoked");
-    assert.equal(await state({ state: "suspended", checkedAt: at }), "suspended");
-    assert.equal(await state({ state: "valid", checkedAt: at }), "unknown");
-    assert.equal(await state(), "unknown");
-    answer = { state: "valid" };
-    assert.equal(await state({ state: "suspended", checkedAt: at }), "valid", "lifted since");
-    answer = { state: "revoked" };
-    assert.equal(await state({ state: "valid", checkedAt: at }), "revoked");
+    const state = async (id: string) => (await status.beforePresentation(ORG, id, subject)).state;
+    const op = kv.atomic();
+    for (const [id, s] of [["r", "revoked"], ["s", "suspended"], ["v", "valid"]] as const) {
+      status.record(op, { orgId: ORG, id, subject, status: { state: s, checkedAt: "" } });
+    }
+    await op.commit();
+    answer = "unknown";
+    assert.deepEqual([await state("r"), await state("s"), await state("v")], [
+      "revoked",
+      "suspended",
+      "unknown",
+    ]);
+    assert.equal(await state("never-stored"), "unknown");
+    // A check that cannot read the list stores unknown; what the list said before still stands.
+    assert.equal((await status.check(ORG, "r", subject)).state, "unknown");
+    assert.equal((await status.check(ORG, "r", subject)).state, "unknown");
+    assert.equal(await state("r"), "revoked");
+    // Lifted since: the list says so now.
+    answer = "valid";
+    assert.equal(await state("s"), "valid");
+    assert.equal((await status.check(ORG, "s", subject)).state, "valid");
+    answer = "unknown";
+    assert.equal(await state("s"), "unknown", "the last thing the list said was valid");
   } finally {
     kv.close();
   }
