@@ -144,3 +144,21 @@ Deno.test("Bitstring Status List: kept until its ttl (milliseconds), never past 
     await s.close();
   }
 });
+
+Deno.test("a list that cannot be fetched is asked once a minute, not once for every credential that names it", async () => {
+  const s = await setup();
+  try {
+    const gone = s.host.url("/gone");
+    for (const i of [1, 2, 3]) {
+      const status = await s.statusOf([entry(gone, i)]);
+      assert.equal(status.state, "unknown");
+      assert.match(status.message ?? "", /its host answered 404/);
+    }
+    assert.equal(s.host.hits(), 1);
+    s.advance(61_000);
+    await s.statusOf([entry(gone, 1)]);
+    assert.equal(s.host.hits(), 2, "asked again a minute later");
+  } finally {
+    await s.close();
+  }
+});

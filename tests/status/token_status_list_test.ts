@@ -185,3 +185,21 @@ Deno.test("Token Status List: kept until its ttl (seconds), never past exp; a ho
     await s.close();
   }
 });
+
+Deno.test("Token Status List: a list that cannot be fetched is asked once a minute, not once per credential", async () => {
+  const s = await setup();
+  try {
+    const gone = s.host.url("/gone");
+    for (const idx of [1, 2, 3]) {
+      const status = await s.statusOf(idx, gone);
+      assert.equal(status.state, "unknown");
+      assert.match(status.message ?? "", /its host answered 404/);
+    }
+    assert.equal(s.host.hits(), 1);
+    s.advance(61_000);
+    await s.statusOf(1, gone);
+    assert.equal(s.host.hits(), 2, "asked again a minute later");
+  } finally {
+    await s.close();
+  }
+});
