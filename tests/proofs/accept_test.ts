@@ -16,6 +16,7 @@ import {
   definition,
   presentationOf,
   proofOf,
+  receiveRequest,
   requestMessage,
   sentOn,
 } from "./helpers.ts";
@@ -183,9 +184,7 @@ Deno.test("20 parallel accept-request calls: one 200, the rest 409, one presenta
   const ctx = await createProofContext();
   try {
     await ctx.store({ name: "Alice" });
-    const req = requestMessage(definition(["name", "$.credentialSubject.name"]));
-    await ctx.receive(req);
-    const { id } = await proofOf(ctx, req["@id"]);
+    const { req, rec: { id } } = await receiveRequest(ctx);
     const other = await ctx.token({ "org-b": ["owner"] });
     await expectJson(
       await ctx.call("POST", "/proofs/accept-request", {
@@ -217,9 +216,7 @@ Deno.test("accept and decline on a connection that no longer exists: 409 naming 
   const ctx = await createProofContext();
   try {
     await ctx.store({ name: "Alice" });
-    const req = requestMessage(definition(["name", "$.credentialSubject.name"]));
-    await ctx.receive(req);
-    const { id } = await proofOf(ctx, req["@id"]);
+    const { req, rec: { id } } = await receiveRequest(ctx);
     ctx.port.connections.delete(ctx.connectionId);
     for (const path of ["/proofs/accept-request", "/proofs/decline-request"]) {
       const res = await expectJson(

@@ -172,6 +172,19 @@ export async function proofOf(ctx: ProofContext, threadId: string): Promise<Json
   return await expectJson(await ctx.call("GET", `/proofs/${id}`, { token: ctx.member }), 200);
 }
 
+/**
+ * Receives a request (default: one descriptor `name` asking for `$.credentialSubject.name`) and
+ * returns it with the record it made.
+ */
+export async function receiveRequest(
+  ctx: ProofContext,
+  pd: Json = definition(["name", "$.credentialSubject.name"]),
+): Promise<{ req: DidCommMessage; rec: Json }> {
+  const req = requestMessage(pd);
+  await ctx.receive(req);
+  return { req, rec: await proofOf(ctx, req["@id"]) };
+}
+
 /** The messages sent on `threadId` whose type ends with `name`. */
 export function sentOn(sent: SentMessage[], threadId: string, name: string): DidCommMessage[] {
   return sent.map((s) => s.message).filter((m) =>

@@ -18,6 +18,7 @@ import {
   definition,
   presentationOf,
   proofOf,
+  receiveRequest,
   requestMessage,
   sentOn,
 } from "./helpers.ts";
@@ -49,9 +50,7 @@ Deno.test("before a presentation: revoked and suspended credentials (real status
 
     /** The stored credentials a new request is offered, newest first. */
     const offered = async () => {
-      const req = requestMessage(definition(["name", "$.credentialSubject.name"]));
-      await ctx.receive(req);
-      const rec = await proofOf(ctx, req["@id"]);
+      const { rec } = await receiveRequest(ctx);
       return ((rec.inputDescriptors as Json[])[0]!.matches as Json[]).map((m) => m.credentialId);
     };
     assert.deepEqual(await offered(), [valid]);
