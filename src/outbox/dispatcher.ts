@@ -1,6 +1,7 @@
 import { keys, retryBusy } from "../kv/mod.ts";
 import { inSpan, recordBacklogAge, recordDelivery } from "../telemetry/mod.ts";
 import { log } from "../log.ts";
+import { Lru } from "../lru.ts";
 import type { OutboxAttempt, OutboxMessage } from "./outbox.ts";
 
 /** Result of one attempt. `final: true` dead-letters at once (e.g. 410 Gone). */
@@ -96,7 +97,7 @@ export class Dispatcher {
   /** The last scan passed over due messages because their org was at its concurrency limit. */
   #skippedBusy = false;
   /** Org of message ids seen (an id never changes org), so a busy org's backlog costs no reads. */
-  readonly #orgOf = new Map<string, string>();
+  readonly #orgOf = new Lru<string>(100_000);
 
   constructor(kv: Deno.Kv, opts: DispatcherOptions = {}) {
     this.#kv = kv;
@@ -268,7 +269,6 @@ export class Dispatcher {
       }
       if (msg.dueAt > now) continue;
       const org = msg.orgId ?? "";
-      if (this.#orgOf.size >= 100_000) this.#orgOf.delete(this.#orgOf.keys().next().value!);
       this.#orgOf.set(id, org);
       if ((this.#inflightByOrg.get(org) ?? 0) >= this.#perOrg) {
         this.#skippedBusy = true;
