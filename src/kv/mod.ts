@@ -5,14 +5,12 @@
  * @module
  */
 export { keys } from "./keys.ts";
-export { withBusyRetry } from "./busy_retry.ts";
+export { type BusyRetryOptions, withBusyRetry } from "./busy_retry.ts";
 export { timeId, uuidv7 } from "./ids.ts";
 export {
   atomicUpdate,
   type AtomicUpdateOptions,
   commitOrConflict,
-  isBusyError,
   listPage,
   type Page,
-  retryBusy,
 } from "./store.ts";

@@ -5,7 +5,7 @@ export async function commitOrConflict(
   op: Deno.AtomicOperation,
   message?: string,
 ): Promise<Deno.KvCommitResult> {
-  const res = await retryBusy(() => op.commit());
+  const res = await op.commit();
   if (!res.ok) throw new ConflictError(message);
   return res;
 }
@@ -78,8 +78,8 @@ export interface AtomicUpdateOptions {
  * committed. A failed check (another writer changed what was read), or a `ConflictError` thrown by
  * the step, runs `step` again after a short random wait, up to `tries` times, then throws
  * `conflict()` (409 by default). A step may throw any other error (an AppError such as 404) to
- * stop at once. A busy local SQLite file (several processes on one
- * KV file) is retried inside each commit by {@link retryBusy}.
+ * stop at once. A busy local SQLite file (several processes on one KV file) is retried by the
+ * handle itself (`withBusyRetry`), not here.
  */
 export async function atomicUpdate<T>(
   kv: Deno.Kv,
@@ -97,30 +97,10 @@ export async function atomicUpdate<T>(
       await sleep(Math.random() * 5 * (attempt + 1));
       continue;
     }
-    const res = await retryBusy(() => op.commit());
+    const res = await op.commit();
     if (res.ok) return value;
     if (attempt + 1 >= tries) throw opts.conflict?.() ?? new ConflictError();
     await sleep(Math.random() * 5 * (attempt + 1));
-  }
-}
-
-/** True for the error of a local SQLite KV file that another process holds (busy / locked). */
-export function isBusyError(err: unknown): boolean {
-  return err instanceof Error && /database is locked|busy/i.test(err.message);
-}
-
-/**
- * Runs a KV call again while it fails because a local SQLite file was busy (several processes on
- * one file), with a growing random wait, up to `tries` times.
- */
-export async function retryBusy<T>(fn: () => Promise<T>, tries = 40): Promise<T> {
-  for (let i = 1;; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= tries || !isBusyError(err)) throw err;
-      await sleep(Math.min(50, 2 * i) + Math.random() * 10);
-    }
   }
 }
 

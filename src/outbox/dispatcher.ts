@@ -1,4 +1,4 @@
-import { keys, retryBusy } from "../kv/mod.ts";
+import { keys } from "../kv/mod.ts";
 import { inSpan, recordBacklogAge, recordDelivery } from "../telemetry/mod.ts";
 import { log } from "../log.ts";
 import { Lru } from "../lru.ts";
@@ -259,7 +259,7 @@ export class Dispatcher {
         this.#skippedBusy = true;
         continue;
       }
-      const cur = await retryBusy(() => this.#kv.get<OutboxMessage>(keys.outboxMessage(id)));
+      const cur = await this.#kv.get<OutboxMessage>(keys.outboxMessage(id));
       const msg = cur.value;
       if (!msg || msg.status !== "pending" || msg.dueAt !== due.key[1]) {
         // A pointer left behind by a finished or rescheduled message.
@@ -281,10 +281,8 @@ export class Dispatcher {
         leaseOwner: this.#owner,
         leaseUntil,
       };
-      const res = await retryBusy(() =>
-        this.#kv.atomic().check(cur).delete(due.key)
-          .set(keys.outboxDue(leaseUntil, id), id).set(keys.outboxMessage(id), claimed).commit()
-      );
+      const res = await this.#kv.atomic().check(cur).delete(due.key)
+        .set(keys.outboxDue(leaseUntil, id), id).set(keys.outboxMessage(id), claimed).commit();
       if (!res.ok) continue; // another dispatcher won
       started++;
       this.#track(org, id, +1);
@@ -316,14 +314,12 @@ export class Dispatcher {
     const now = this.#now();
     const released: OutboxMessage = { ...msg, dueAt: now, leaseOwner: null, leaseUntil: null };
     try {
-      const res = await retryBusy(() =>
-        this.#kv.atomic()
-          .check({ key: keys.outboxMessage(msg.id), versionstamp })
-          .delete(keys.outboxDue(msg.dueAt, msg.id))
-          .set(keys.outboxDue(now, msg.id), msg.id)
-          .set(keys.outboxMessage(msg.id), released)
-          .commit()
-      );
+      const res = await this.#kv.atomic()
+        .check({ key: keys.outboxMessage(msg.id), versionstamp })
+        .delete(keys.outboxDue(msg.dueAt, msg.id))
+        .set(keys.outboxDue(now, msg.id), msg.id)
+        .set(keys.outboxMessage(msg.id), released)
+        .commit();
       log("info", "outbox lease released at shutdown", {
         id: msg.id,
         kind: msg.kind,
@@ -443,7 +439,7 @@ export class Dispatcher {
     }
     let res: Deno.KvCommitResult | Deno.KvCommitError;
     try {
-      res = await retryBusy(() => op.commit());
+      res = await op.commit();
     } catch (err) {
       // The lease will expire and the message will be attempted again: at least once.
       log("error", "outbox attempt could not be recorded", {
