@@ -32,6 +32,13 @@ export interface Config {
   outboxLeaseSeconds: number;
   /** `TRUST_PROXY_HEADERS`: a proxy of the operator's appends the client address to X-Forwarded-For. */
   trustProxyHeaders: boolean;
+  /**
+   * `JSONLD_CONTEXT_ALLOW`: URL prefixes from which JSON-LD contexts that are not bundled may be
+   * fetched (once, then kept in KV). Empty: bundled contexts only.
+   */
+  jsonldContextAllow: string[];
+  /** `CREDENTIAL_STATUS_RECHECK_SECONDS`: how often stored credentials' status is checked again (0: never by the cron). */
+  credentialStatusRecheckSeconds: number;
 }
 
 /** Thrown when the environment is not usable; the message names the variable. */
@@ -111,6 +118,30 @@ const host = (name: string): Field<string | undefined> => (v) => {
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
+/** A comma list of http(s) URL prefixes (each with a host, so a prefix never matches any host). */
+const urlPrefixes = (name: string): Field<string[]> => (v) => {
+  const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const prefix of list) {
+    let u: URL | undefined;
+    try {
+      u = new URL(prefix);
+    } catch { /* below */ }
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.host) {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of http(s) URL prefixes such as ` +
+          `"https://contexts.example.org/"; "${prefix.slice(0, 80)}" is not one`,
+      );
+    }
+    if (u.pathname === "/" && !prefix.endsWith("/")) {
+      throw new ConfigError(
+        `${name}: end the prefix "${prefix}" with "/" (without it, "${prefix}.evil.example" ` +
+          "would match too)",
+      );
+    }
+  }
+  return list;
+};
+
 /** Every variable and its reader, in the order they are checked (the first problem is reported). */
 const fields = {
   PORT: int("PORT", 0, 65535),
@@ -147,6 +178,8 @@ const fields = {
     }
     return list;
   },
+  JSONLD_CONTEXT_ALLOW: urlPrefixes("JSONLD_CONTEXT_ALLOW"),
+  CREDENTIAL_STATUS_RECHECK_SECONDS: int("CREDENTIAL_STATUS_RECHECK_SECONDS", 0, 86400 * 365),
   LOG_LEVEL: (v: string | undefined): Config["logLevel"] | undefined => {
     if (v === undefined) return undefined;
     if ((LOG_LEVELS as readonly string[]).includes(v)) return v as Config["logLevel"];
@@ -294,5 +327,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL ?? "info",
     outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? false,
+    jsonldContextAllow: e.JSONLD_CONTEXT_ALLOW,
+    credentialStatusRecheckSeconds: e.CREDENTIAL_STATUS_RECHECK_SECONDS ?? 86400,
   };
 }

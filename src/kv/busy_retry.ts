@@ -45,7 +45,7 @@ export function withBusyRetry(kv: Deno.Kv, opts: BusyRetryOptions = {}): Deno.Kv
 }
 
 /** True for the error of a local SQLite KV file that another process holds (busy / locked). */
-export function isBusyError(err: unknown): boolean {
+function isBusyError(err: unknown): boolean {
   return err instanceof Error && /database is locked|busy/i.test(err.message);
 }
 

@@ -5,6 +5,8 @@
 //   servedFromCache is the service's own answer; redirects are not followed (they may lead
 //   to other hosts).
 
+import { proofRequests } from "./proofs.js";
+
 let token = "";
 
 const $ = (id) => document.getElementById(id);
@@ -227,6 +229,7 @@ function forget() {
       "exchanges",
       "oid4vc-offers",
       "sd-jwt-credentials",
+      "proofs",
     ]
   ) {
     $(id).replaceChildren();
@@ -247,6 +250,7 @@ async function loadConsole() {
     loadExchanges(),
     loadOffers(),
     loadSdJwtCredentials(),
+    loadProofs(),
   ]);
 }
 
@@ -263,6 +267,7 @@ async function loadAgent() {
     ["Endpoint", a.agentEndpoint],
     ["DID", a.did],
     ["Auto-accept", a.autoAcceptCredentials],
+    ["Auto-accept proofs", a.autoAcceptProofs],
     ["Configured", a.createdAt],
     ["API key", "stored hashed; never shown"],
   ]));
@@ -507,6 +512,8 @@ async function receiveOffer() {
   if (res.ok) $("offer-uri").value = "";
   await loadOffers();
 }
+
+const loadProofs = proofRequests({ api, jsonOf, el, facts, problem, act, org, q });
 
 /** POSTs an action, says how it went, then reloads its list. */
 async function act(button, path, body, reload) {
