@@ -1,6 +1,7 @@
 /**
  * Deno KV: the keyspace (every key builder), ids, and the storage helpers every feature uses
- * (list pages, the one read-modify-write retry loop, busy-file retries).
+ * (list pages, the one read-modify-write loop and its conflict policy, the one busy-file retry
+ * layer).
  *
  * @module
  */
@@ -10,7 +11,7 @@ export { timeId, uuidv7 } from "./ids.ts";
 export {
   atomicUpdate,
   type AtomicUpdateOptions,
-  commitOrConflict,
+  CONFLICT_TRIES,
   listPage,
   type Page,
 } from "./store.ts";

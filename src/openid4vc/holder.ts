@@ -11,7 +11,7 @@ import type { Wallet } from "../agents/mod.ts";
 import { b64u, type SecretBox, verkeyToDidKey } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
-import { commitOrConflict, keys, type Page, uuidv7 } from "../kv/mod.ts";
+import { atomicUpdate, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import type { CredentialStatus, StatusService } from "../status/mod.ts";
@@ -98,9 +98,7 @@ export class Oid4vcHolder {
       legacyUserPin: offer.legacyUserPin,
       profile,
     };
-    const op = this.#d.kv.atomic();
-    addNewOffer(op, stored, now);
-    await commitOrConflict(op);
+    await atomicUpdate(this.#d.kv, (op) => addNewOffer(op, stored, now));
     this.#d.dispatcher.wake();
     return record;
   }
@@ -120,35 +118,43 @@ export class Oid4vcHolder {
     }
   }
 
+  /**
+   * Moves an open offer (`entry`, as read) to `change.state`. A lost race reads the offer again:
+   * the change is made if it is still open, else 409 names its state.
+   */
   async #commitState(
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<OfferRecord> & { state: OfferState },
     credentials: SdJwtCredentialRecord[] = [],
     statuses = new Map<string, CredentialStatus>(),
   ): Promise<OfferRecord> {
-    const now = this.#d.now();
-    const next: StoredOffer = {
-      ...entry.value,
-      record: { ...entry.value.record, ...change, updatedAt: new Date(now).toISOString() },
-    };
-    const op = this.#d.kv.atomic();
-    addOfferUpdate(op, entry, next, now);
-    for (const c of credentials) {
-      addCredential(op, c);
-      const status = statuses.get(c.id);
-      if (status) {
-        this.#d.status.record(op, {
-          orgId: c.orgId,
-          id: c.id,
-          subject: { format: "dc+sd-jwt", compact: c.compact },
-          status,
-        });
+    const { orgId, id } = entry.value.record;
+    const next = await atomicUpdate(this.#d.kv, async (op, attempt) => {
+      const cur = attempt === 0 ? entry : await this.#entry(orgId, id);
+      if (attempt > 0) Oid4vcHolder.#mustBeOpen(cur);
+      const now = this.#d.now();
+      const next: StoredOffer = {
+        ...cur.value,
+        record: { ...cur.value.record, ...change, updatedAt: new Date(now).toISOString() },
+      };
+      addOfferUpdate(op, cur, next, now);
+      for (const c of credentials) {
+        addCredential(op, c);
+        const status = statuses.get(c.id);
+        if (status) {
+          this.#d.status.record(op, {
+            orgId: c.orgId,
+            id: c.id,
+            subject: { format: "dc+sd-jwt", compact: c.compact },
+            status,
+          });
+        }
       }
-    }
-    await commitOrConflict(
-      op,
-      `Credential offer "${next.record.id}" was changed by another request; read it again.`,
-    );
+      return next;
+    }, {
+      conflict: () =>
+        conflict(`Credential offer "${id}" kept changing while this request ran; read it again.`),
+    });
     this.#d.dispatcher.wake();
     return next.record;
   }
@@ -262,16 +268,22 @@ export class Oid4vcHolder {
   /** Takes the accept lease of an offer (409 while another accept holds it). */
   async #lease(orgId: string, id: string): Promise<() => Promise<void>> {
     const key = keys.oid4vcAccepting(orgId, id);
-    const now = this.#d.now();
-    const held = await this.#d.kv.get<{ until: number }>(key);
-    if (held.value && held.value.until > now) {
-      throw conflict(`Credential offer "${id}" is being accepted by another request.`);
-    }
-    const res = await this.#d.kv.atomic().check(held)
-      .set(key, { until: now + ACCEPT_LEASE_MS }, { expireIn: ACCEPT_LEASE_MS * 2 }).commit();
-    if (!res.ok) throw conflict(`Credential offer "${id}" is being accepted by another request.`);
+    const lease = { until: 0 };
+    await atomicUpdate(this.#d.kv, async (op) => {
+      const now = this.#d.now();
+      const held = await this.#d.kv.get<{ until: number }>(key);
+      if (held.value && held.value.until > now) {
+        throw conflict(`Credential offer "${id}" is being accepted by another request.`);
+      }
+      lease.until = now + ACCEPT_LEASE_MS;
+      op.check(held).set(key, lease, { expireIn: ACCEPT_LEASE_MS * 2 });
+    });
     return async () => {
-      await this.#d.kv.atomic().check({ key, versionstamp: res.versionstamp }).delete(key).commit();
+      // Only this lease: one that ran out and was taken by another accept stays.
+      await atomicUpdate(this.#d.kv, async (op) => {
+        const held = await this.#d.kv.get<{ until: number }>(key);
+        if (held.value?.until === lease.until) op.check(held).delete(key);
+      });
     };
   }
 
