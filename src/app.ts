@@ -24,6 +24,7 @@ import {
   onError,
 } from "./http/mod.ts";
 import { type ProcessState, readinessCheck } from "./readiness.ts";
+import { openid4vpRoutes } from "./openid4vp/mod.ts";
 import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vc/mod.ts";
 import { statusRoutes } from "./status/mod.ts";
 import { proofRoutes } from "./proofs/mod.ts";
@@ -110,6 +111,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   app.route("/", webhookRoutes({ webhooks: services.webhooks, verifier }));
   app.route("/", credentialRoutes({ holder: services.holder, verifier }));
   app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc, verifier }));
+  app.route("/", openid4vpRoutes({ openid4vp: services.openid4vp, verifier }));
   app.route(
     "/",
     statusRoutes({

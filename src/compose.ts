@@ -37,9 +37,15 @@ import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
 import { createTokenVerifier, staticKeyGetter, type TokenVerifier } from "./http/mod.ts";
 import { withBusyRetry } from "./kv/mod.ts";
 import { log } from "./log.ts";
-import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
+import {
+  checkOutboundUrl,
+  createSafeFetch,
+  type HostLookup,
+  type SafeFetch,
+} from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
 import { Oid4vcHolder } from "./openid4vc/mod.ts";
+import { credentialSource, Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
 import { StatusChecker, StatusService } from "./status/mod.ts";
 import {
   type CredentialStatusCheck,
@@ -74,6 +80,7 @@ export interface Services {
   didcomm: DidcommService;
   holder: CredentialHolder;
   openid4vc: Oid4vcHolder;
+  openid4vp: Oid4vpHolder;
   /** Credential status: checks, the kept statuses, the recheck cron's body. */
   status: StatusService;
   prover: ProofProver;
@@ -231,6 +238,34 @@ export async function buildServices(
     }),
   });
 
+  const openid4vp = new Oid4vpHolder({
+    kv,
+    wallet,
+    resolver,
+    safeFetch,
+    dispatcher,
+    now,
+    credentials: credentialSource({
+      sdJwt: (orgId, q) => openid4vc.credentials(orgId, q),
+      w3c: (orgId, q) => holder.listW3c(orgId, q),
+    }),
+    checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
+    anchors: await loadTrustAnchors(config),
+    // Checked now, before a credential is offered and before it is presented; a list that
+    // cannot be read now does not undo a revocation or suspension recorded by an earlier check.
+    checkStatus: async (_orgId, c) => {
+      const now = await status.statusOf(
+        c.format === "ldp_vc"
+          ? { format: "ldp_vc", credential: c.claims }
+          : { format: "dc+sd-jwt", compact: c.compact! },
+      );
+      const recorded = c.status?.state;
+      return now.state === "unknown" && (recorded === "revoked" || recorded === "suspended")
+        ? { state: recorded, message: c.status?.message }
+        : now;
+    },
+  });
+
   registerHolderHandlers(didcomm.handlers, holder, kv);
   registerProverHandlers(didcomm.handlers, prover, kv);
   for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
@@ -259,9 +294,38 @@ export async function buildServices(
     didcomm,
     holder,
     openid4vc,
+    openid4vp,
     status,
     prover,
   };
+}
+
+/** `OID4VP_X509_TRUST_ANCHORS` read (a PEM bundle, or a file holding one) and parsed. */
+async function loadTrustAnchors(config: Config): Promise<TrustAnchors | undefined> {
+  const setting = config.oid4vpX509TrustAnchors;
+  if (!setting) return undefined;
+  let pem: string;
+  if ("pem" in setting) pem = setting.pem;
+  else {
+    try {
+      pem = await Deno.readTextFile(setting.path);
+    } catch (err) {
+      throw new ConfigError(
+        `OID4VP_X509_TRUST_ANCHORS names the file "${setting.path}", which cannot be read (${
+          (err as Error).message
+        }); give a PEM bundle of CA certificates or the path of one.`,
+      );
+    }
+  }
+  try {
+    return await TrustAnchors.fromPem(pem);
+  } catch (err) {
+    throw new ConfigError(
+      `OID4VP_X509_TRUST_ANCHORS is not a usable PEM bundle of CA certificates: ${
+        (err as Error).message
+      }.`,
+    );
+  }
 }
 
 /** Every kind of value sealed with SECRETS_KEY, for a key rotation. */

@@ -25,6 +25,8 @@ export interface Config {
   didCacheMaxStaleSeconds: number;
   didResolutionPublic: boolean;
   universalResolverUrl: string | undefined;
+  /** `DID_PLC_DIRECTORY_URL`: the PLC directory did:plc operation logs are read from. */
+  didPlcDirectoryUrl: string;
   /** `DID_TEST_IDENTIFIERS`: extra examples for `/1.0/testIdentifiers` (e.g. a did:web of one's own). */
   didTestIdentifiers: string[];
   logLevel: "debug" | "info" | "warn" | "error";
@@ -32,6 +34,12 @@ export interface Config {
   outboxLeaseSeconds: number;
   /** `TRUST_PROXY_HEADERS`: a proxy of the operator's appends the client address to X-Forwarded-For. */
   trustProxyHeaders: boolean;
+  /**
+   * `OID4VP_X509_TRUST_ANCHORS`: the CA certificates `x509_san_dns` OpenID4VP requests must chain
+   * to, as a PEM bundle or the path of one (read when the services are built); unset: such
+   * requests are refused.
+   */
+  oid4vpX509TrustAnchors: { pem: string } | { path: string } | undefined;
   /**
    * `JSONLD_CONTEXT_ALLOW`: URL prefixes from which JSON-LD contexts that are not bundled may be
    * fetched (once, then kept in KV). Empty: bundled contexts only.
@@ -165,6 +173,7 @@ const fields = {
   DID_CACHE_MAX_STALE_SECONDS: int("DID_CACHE_MAX_STALE_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
+  DID_PLC_DIRECTORY_URL: url("DID_PLC_DIRECTORY_URL"),
   DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
     const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const did of list) {
@@ -177,6 +186,19 @@ const fields = {
       }
     }
     return list;
+  },
+  OID4VP_X509_TRUST_ANCHORS: (v: string | undefined): Config["oid4vpX509TrustAnchors"] => {
+    const t = v?.trim();
+    if (!t) return undefined;
+    if (t.includes("-----BEGIN")) {
+      if (!t.includes("-----BEGIN CERTIFICATE-----")) {
+        throw new ConfigError(
+          "OID4VP_X509_TRUST_ANCHORS is PEM text without a -----BEGIN CERTIFICATE----- block; give the CA certificates (or the path of a PEM file).",
+        );
+      }
+      return { pem: t };
+    }
+    return { path: t };
   },
   JSONLD_CONTEXT_ALLOW: urlPrefixes("JSONLD_CONTEXT_ALLOW"),
   CREDENTIAL_STATUS_RECHECK_SECONDS: int("CREDENTIAL_STATUS_RECHECK_SECONDS", 0, 86400 * 365),
@@ -323,10 +345,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     didCacheMaxStaleSeconds: e.DID_CACHE_MAX_STALE_SECONDS ?? 86400,
     didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
+    didPlcDirectoryUrl: e.DID_PLC_DIRECTORY_URL ?? "https://plc.directory",
     didTestIdentifiers: e.DID_TEST_IDENTIFIERS,
     logLevel: e.LOG_LEVEL ?? "info",
     outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? false,
+    oid4vpX509TrustAnchors: e.OID4VP_X509_TRUST_ANCHORS,
     jsonldContextAllow: e.JSONLD_CONTEXT_ALLOW,
     credentialStatusRecheckSeconds: e.CREDENTIAL_STATUS_RECHECK_SECONDS ?? 86400,
   };

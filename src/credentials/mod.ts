@@ -24,9 +24,10 @@ export {
 } from "./inbound.ts";
 export { AUTO_ACCEPT_SCHEDULE, autoAcceptHandler } from "./auto_accept.ts";
 export type { CredentialExchangeRecord, CredentialState } from "./record.ts";
+export { createDocumentLoader } from "./jsonld/document_loader.ts";
 export type { W3cCredentialView } from "./store.ts";
 export { W3cCredentialSchema } from "./schemas.ts";
-export type { LdDidDocument, RemoteContexts, ResolveDid } from "./jsonld/types.ts";
+export type { DocumentLoader, LdDidDocument, RemoteContexts, ResolveDid } from "./jsonld/types.ts";
 export { ContextStore, type ContextStoreDeps } from "./jsonld/context_store.ts";
 export {
   verifyCredential,

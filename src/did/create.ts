@@ -11,6 +11,7 @@ import { type CachingResolver, createCachingResolver } from "./cache.ts";
 import { jwkMethod } from "./methods/jwk.ts";
 import { keyMethod } from "./methods/key.ts";
 import { createPeerMethod } from "./methods/peer.ts";
+import { createPlcMethod } from "./methods/plc.ts";
 import { createUniversalResolver } from "./methods/universal.ts";
 import { createWebMethod } from "./methods/web.ts";
 import { createWebvhMethod } from "./methods/webvh.ts";
@@ -22,7 +23,11 @@ import type { DidMethod } from "./types.ts";
 export interface DidResolverDeps {
   config: Pick<
     Config,
-    "outbound" | "didCacheTtlSeconds" | "didCacheMaxStaleSeconds" | "universalResolverUrl"
+    | "outbound"
+    | "didCacheTtlSeconds"
+    | "didCacheMaxStaleSeconds"
+    | "universalResolverUrl"
+    | "didPlcDirectoryUrl"
   >;
   kv: Deno.Kv;
   safeFetch: SafeFetch;
@@ -55,8 +60,9 @@ export interface DidResolver extends CachingResolver {
 
 /**
  * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
- * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), and the universal resolver for other methods
- * when `UNIVERSAL_RESOLVER_URL` is set.
+ * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), did:plc (from the verified log of
+ * `DID_PLC_DIRECTORY_URL`), and the universal resolver for other methods when
+ * `UNIVERSAL_RESOLVER_URL` is set.
  */
 export function createDidResolver(
   deps: DidResolverDeps,
@@ -77,6 +83,11 @@ export function createDidResolver(
       useHttp: !deps.config.outbound.requireHttps,
       timeoutMs: options.webTimeoutMs,
       maxBytes: options.webMaxBytes,
+    }),
+    createPlcMethod({
+      safeFetch: deps.safeFetch,
+      directoryUrl: deps.config.didPlcDirectoryUrl,
+      timeoutMs: options.webTimeoutMs,
     }),
     ...(options.methods ?? []),
   ];

@@ -43,6 +43,8 @@
  * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
  * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
  * | `["sd_jwt_credential_part", orgId, id, i]` | part `i` of its `{claims, compact}` JSON |
+ * | `["oid4vp_request", orgId, id]` | OpenID4VP presentation request record and what answering needs |
+ * | `["oid4vp_answering", orgId, id]` | lease of an accept or decline in progress (60 s) |
  * | `["jsonld_context", url]` | a JSON-LD context fetched once from a `JSONLD_CONTEXT_ALLOW` prefix |
  * | `["credential_status", orgId, id]` | a stored credential's status: what to check, the last answer |
  * | `["credential_status_due", atMs, orgId, id]` | pointer: that status is due for a recheck at `atMs` |
@@ -115,6 +117,9 @@ export const keys = {
   sdJwtCredentialPart: (orgId: string, id: string, i: number) =>
     ["sd_jwt_credential_part", orgId, id, i] as const,
 
+  oid4vpRequest: (orgId: string, id: string) => ["oid4vp_request", orgId, id] as const,
+  oid4vpRequestPrefix: (orgId: string) => ["oid4vp_request", orgId] as const,
+  oid4vpAnswering: (orgId: string, id: string) => ["oid4vp_answering", orgId, id] as const,
   jsonldContext: (url: string) => ["jsonld_context", url] as const,
   credentialStatus: (orgId: string, id: string) => ["credential_status", orgId, id] as const,
   credentialStatusDue: (atMs: number, orgId: string, id: string) =>

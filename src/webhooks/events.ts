@@ -3,6 +3,7 @@ export const EVENT_TYPES = [
   "credential.state_changed",
   "credential.status_changed",
   "connection.state_changed",
+  "presentation.state_changed",
   "proof.state_changed",
   "agent.configured",
   "webhook.test",

@@ -5,6 +5,7 @@
 //   servedFromCache is the service's own answer; redirects are not followed (they may lead
 //   to other hosts).
 
+import { presentationRequests } from "./presentations.js";
 import { proofRequests } from "./proofs.js";
 
 let token = "";
@@ -229,6 +230,7 @@ function forget() {
       "exchanges",
       "oid4vc-offers",
       "sd-jwt-credentials",
+      "oid4vp-requests",
       "proofs",
     ]
   ) {
@@ -250,6 +252,7 @@ async function loadConsole() {
     loadExchanges(),
     loadOffers(),
     loadSdJwtCredentials(),
+    presentations.load(),
     loadProofs(),
   ]);
 }
@@ -513,6 +516,13 @@ async function receiveOffer() {
   await loadOffers();
 }
 
+const presentations = presentationRequests({ api, jsonOf, el, facts, problem, act, org, q });
+
+async function receivePresentationRequest() {
+  const link = $("vp-request").value.trim();
+  if (!link) return;
+  if (await presentations.receive(link)) $("vp-request").value = "";
+}
 const loadProofs = proofRequests({ api, jsonOf, el, facts, problem, act, org, q });
 
 /** POSTs an action, says how it went, then reloads its list. */
@@ -540,6 +550,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("offer-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     receiveOffer();
+  });
+  $("vp-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    receivePresentationRequest();
   });
   $("org").addEventListener("change", loadConsole);
   loadExamples();
