@@ -35,7 +35,7 @@ export interface TrustedIssuer {
   stillValid?: (p: Principal) => Promise<void>;
 }
 
-/** Verifies bearer tokens. */
+/** Verifies bearer tokens (read from the request by `src/bearer.ts`). */
 export interface TokenVerifier {
   /** Returns the principal or throws AppError 401 (bad token) / 503 (keys unreachable). */
   verify(token: string): Promise<Principal>;
@@ -186,25 +186,6 @@ function mapJoseError(err: unknown): AppError {
     "The identity provider's keys could not be fetched; try again shortly.",
     { cause: err },
   );
-}
-
-/** Pulls the bearer token out of an Authorization header; undefined when there is none. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const m = /^Bearer[ ]+([^ ]+)\s*$/i.exec(header);
-  return m?.[1];
-}
-
-/** Throws 401 when the header carries no bearer token. */
-export function requireBearer(header: string | undefined): string {
-  const t = bearerToken(header);
-  if (!t) {
-    if (header && /^Bearer\b/i.test(header)) {
-      throw unauthorized("The bearer token is empty or malformed.", true);
-    }
-    throw unauthorized("A bearer token is required (Authorization: Bearer <token>).", false);
-  }
-  return t;
 }
 
 /** True when `p` has one of `roles` in `orgId`. */
