@@ -18,6 +18,7 @@ import {
   assignRequestId,
   bearerAuth,
   coreRoutes,
+  corsFor,
   docsRoutes,
   errorResponse,
   type FastLane,
@@ -98,6 +99,10 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     }
     finishRequest(c, id, t0);
   });
+
+  // Cross-origin calls from the CORS_ORIGINS pages (before auth: a preflight carries no token).
+  const cors = corsFor(services.config.corsOrigins);
+  if (cors) app.use("*", cors);
 
   const { verifier } = services;
   // Bearer auth once per path prefix; org routes also need a role in the org of their path.

@@ -38,4 +38,5 @@ export { assignRequestId, finishFastAnswer, finishRequest } from "./request_id.t
 export type { FastLane } from "./fast_lane.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";
+export { corsFor } from "./cors.ts";
 export { coreRoutes } from "./core_routes.ts";
