@@ -35,7 +35,7 @@ export interface DispatcherOptions {
   perOrgConcurrency?: number;
   /** Longest sleep between scans when not woken. Default 1 s. */
   pollMs?: number;
-  /** Identifies this dispatcher's leases. */
+  /** Identifies this dispatcher's leases (`leaseOwner`); default a random UUID. */
   owner?: string;
 }
 
