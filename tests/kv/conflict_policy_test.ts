@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { keys } from "../../src/kv/mod.ts";
 import { CONFLICT_TRIES } from "../../src/kv/store.ts";
 import { configure } from "../agents/helpers.ts";
-import { createTestContext, expectJson } from "../support/context.ts";
+import { createTestContext, expectJson, serveLocal } from "../support/context.ts";
 import { type RaceOptions, racingKv } from "../support/racing_kv.ts";
 
 const ENDPOINT = "/notification/register/webhook-endpoint";
@@ -111,5 +111,41 @@ Deno.test("only a record that keeps changing through every try is a 409, and it 
     assert.equal(racer.raced, CONFLICT_TRIES);
   } finally {
     await ctx.close();
+  }
+});
+
+Deno.test("a 410 Gone disables the endpoint after a lost race, unless it was registered again meanwhile", async () => {
+  const rx = serveLocal(() => new Response(null, { status: 410 }));
+  const reRegistered = async (kv: Deno.Kv, key: Deno.KvKey) => {
+    const cur = await kv.get<{ updatedAt: string }>(key);
+    await kv.set(key, { ...cur.value!, updatedAt: new Date(Date.now() + 1000).toISOString() });
+  };
+  try {
+    for (const [write, disabled] of [[undefined, true], [reRegistered, false]] as const) {
+      const { ctx, token, racer } = await racingContext(isWebhook, write);
+      try {
+        const body = { orgId: "org-a", notificationWebhook: `${rx.url}/hook` };
+        await expectJson(await ctx.call("POST", ENDPOINT, { token, body }), 201);
+        await expectJson(
+          await ctx.call("POST", "/notification/webhook-endpoint/test", {
+            token,
+            body: { orgId: "org-a" },
+          }),
+          202,
+        );
+        racer.arm();
+        await ctx.services.dispatcher.runOnce();
+        assert.equal(racer.raced, 1, "the disabling commit lost one race");
+        const view = await expectJson(
+          await ctx.call("GET", "/notification/webhook-endpoint?orgId=org-a", { token }),
+          200,
+        );
+        assert.equal(view.enabled, !disabled, write ? "registered again" : "touched");
+      } finally {
+        await ctx.close();
+      }
+    }
+  } finally {
+    await rx.close();
   }
 });
