@@ -140,6 +140,8 @@ export async function buildServices(
   }, { now });
   const dispatcher = new Dispatcher(kv, {
     leaseMs: config.outboxLeaseSeconds * 1000,
+    // An outbox message's `leaseOwner` names the process that holds it.
+    owner: `pid-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
     ...options.dispatcher,
     now,
   });

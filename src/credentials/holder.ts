@@ -158,7 +158,6 @@ export class CredentialHolder {
       addExchangeUpdate(op, entry, next, now);
       return next;
     }, {
-      tries: 6,
       conflict: () => new AppError("conflict", 409, "The record is changing too fast; try again."),
     });
     this.#d.dispatcher.wake();
