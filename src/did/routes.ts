@@ -15,9 +15,9 @@ import { AppError } from "../errors.ts";
 import {
   type AppEnv,
   appErrorResponse,
-  bearerToken,
+  authenticate,
   createRouter,
-  requireBearer,
+  peekPrincipal,
   type TokenVerifier,
 } from "../http/mod.ts";
 import { type AnswerAuth, type AnswerDid, createAnswerDid } from "./answer.ts";
@@ -59,14 +59,10 @@ export interface DidRoutesDeps {
  */
 export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; door: AnswerDid } {
   const { isPublic, verifier } = deps;
+  // The DID routes' own rule (public, or any valid token), read the one way (`src/bearer.ts`).
   const auth: AnswerAuth = {
-    peek(authorization) {
-      const token = bearerToken(authorization);
-      return token === undefined ? undefined : verifier.peek(token);
-    },
-    async verify(authorization) {
-      return await verifier.verify(requireBearer(authorization));
-    },
+    peek: (authorization) => peekPrincipal(verifier, authorization),
+    verify: (authorization) => authenticate(verifier, authorization),
     errorResponse(err, requestId, path) {
       return err instanceof AppError ? appErrorResponse(err, requestId, path) : undefined;
     },

@@ -84,7 +84,7 @@ export interface ContextOptions {
   build?: Omit<BuildOptions, "now">;
   /** Extra routers mounted after the features (tests of the HTTP plumbing). */
   extraRoutes?: (services: Services) => OpenAPIHono<AppEnv>[];
-  /** The handle the services get, made from the opened KV (e.g. one that records every call). */
+  /** The handle the services get, made from the real one (`ctx.kv` stays the real one). */
   wrapKv?: (kv: Deno.Kv) => Deno.Kv;
 }
 
