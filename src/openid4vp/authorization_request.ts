@@ -131,6 +131,18 @@ async function checkPayload(
   libs: Oid4vpLibs,
   deps: RequestReaderDeps,
 ): Promise<CheckedRequest> {
+  // The library leaves an unsigned request by value unchecked against its schema, so these two
+  // (OpenID4VP 1.0 §5.2 `nonce`, §5.6 `vp_token`) are checked here for every request.
+  if (p.response_type !== "vp_token") {
+    const type = String(p.response_type ?? "");
+    refuse(
+      "response_type",
+      `response_type "${type}" cannot be answered; this wallet answers vp_token.`,
+    );
+  }
+  if (typeof p.nonce !== "string" || p.nonce === "") {
+    refuse("request_syntax", "the request has no nonce to bind the presentation to.");
+  }
   const mode = p.response_mode;
   if (mode !== "direct_post" && mode !== "direct_post.jwt") {
     refuse(
@@ -192,7 +204,7 @@ async function checkPayload(
     audience: c.audience,
     responseMode: mode as CheckedRequest["responseMode"],
     responseUri,
-    nonce: String(p.nonce),
+    nonce: p.nonce as string,
     ...(typeof p.state === "string" ? { state: p.state } : {}),
     dcqlQuery: p.dcql_query as Record<string, unknown>,
     ...(metadata ? { clientMetadata: metadata } : {}),

@@ -79,6 +79,12 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
       "unsigned_request_required",
     );
     await s.refused(await link({ extra: { response_mode: "fragment" } }), "response_mode");
+    // An unsigned request by value is checked as strictly as a signed one: a nonce (to bind the
+    // presentations to) and response_type vp_token are required (OpenID4VP 1.0 §5.2, §5.6).
+    const noNonce = await s.refused(await link({ extra: { nonce: undefined } }), "request_syntax");
+    assert.match(noNonce, /nonce/);
+    await s.refused(await link({ extra: { nonce: "" } }), "request_syntax", "empty nonce");
+    await s.refused(await link({ extra: { response_type: "code" } }), "response_type");
     await s.refused(
       await link({ extra: { dcql_query: undefined, presentation_definition: { id: "x" } } }),
       "dcql_query",
