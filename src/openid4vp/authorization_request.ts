@@ -63,10 +63,16 @@ const LIBRARY_RULES: [RegExp, RefusalRule][] = [
   [/dcql|presentation_definition|scope value/i, "dcql_query"],
 ];
 
-/** The library's description of what it refused. */
+/**
+ * The library's description of what it refused. A schema error starts with the whole request the
+ * library quotes ("Error validating schema with data {…}"), which says nothing about what is wrong
+ * and would name a rule by the parameters it happens to hold: only the issues after it are kept.
+ */
 function libraryReason(err: unknown): string {
   const e = err as { errorResponse?: { error_description?: string }; message?: string };
-  return (e.errorResponse?.error_description ?? e.message ?? String(err)).slice(0, 400);
+  const text = e.errorResponse?.error_description ?? e.message ?? String(err);
+  return text.replace(/^Error validating schema with data .*\n?/, "the request is not valid:\n")
+    .slice(0, 400);
 }
 
 /** A library error as a refusal (ours, found in its cause chain, or one named by its text). */

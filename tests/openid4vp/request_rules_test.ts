@@ -85,6 +85,15 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
     assert.match(noNonce, /nonce/);
     await s.refused(await link({ extra: { nonce: "" } }), "request_syntax", "empty nonce");
     await s.refused(await link({ extra: { response_type: "code" } }), "response_type");
+    // A signed request the library's schema refuses: the rule and the message come from what is
+    // wrong (the nonce), not from the request's own text the library quotes.
+    const badNonce = await s.refused(
+      await link({ signer: "did", extra: { nonce: 42 } }),
+      "request_syntax",
+      "a number as nonce",
+    );
+    assert.match(badNonce, /"nonce"/);
+    assert.doesNotMatch(badNonce, /with data|dcql_query/);
     await s.refused(
       await link({ extra: { dcql_query: undefined, presentation_definition: { id: "x" } } }),
       "dcql_query",
