@@ -15,6 +15,7 @@ export type ClientPrefix = "redirect_uri" | "decentralized_identifier" | "x509_s
 
 const SCHEMES = ["openid4vp:", "haip:", "eudi-openid4vp:", "mdoc-openid4vp:", "https:", "http:"];
 const MAX_REQUEST_CHARS = 48_000;
+const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
 /** The formats and algorithms this wallet can present, sent with `request_uri_method=post`. */
 const WALLET_METADATA = {
   vp_formats_supported: {
@@ -102,18 +103,31 @@ async function fetchRequestObject(params: URLSearchParams, http: VerifierHttp) {
   return new TextDecoder().decode(res.body).trim();
 }
 
-/** A request object's header, or a refusal. */
+/**
+ * A request object's header, or a refusal. Its `typ` must be `oauth-authz-req+jwt`, signed or not
+ * (OpenID4VP 1.0 §5: wallets do not process other request objects).
+ */
 function headerOf(jwt: string): Record<string, unknown> {
   const parts = jwt.split(".");
   if (parts.length === 5) {
     refuse("request_uri", "the request object is encrypted (JWE); this wallet reads signed ones.");
   }
+  let header: Record<string, unknown>;
   try {
     if (parts.length !== 3) throw new Error();
-    return jose.decodeProtectedHeader(jwt) as Record<string, unknown>;
+    header = jose.decodeProtectedHeader(jwt) as Record<string, unknown>;
   } catch {
     return refuse("request_uri", "the request object is not a JWT.");
   }
+  if (header.typ !== REQUEST_OBJECT_TYP) {
+    refuse(
+      "request_object",
+      `the request object's typ is ${
+        header.typ === undefined ? "missing" : `"${String(header.typ)}"`
+      }; it must be "${REQUEST_OBJECT_TYP}".`,
+    );
+  }
+  return header;
 }
 
 /**

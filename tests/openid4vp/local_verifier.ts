@@ -71,6 +71,10 @@ export interface RequestOptions {
   chain?: Awaited<ReturnType<typeof makeChain>>;
   /** Fetch the request object with POST. */
   post?: boolean;
+  /** Fields over the request object's JOSE header (a field is left out where `undefined`). */
+  header?: Json;
+  /** `none`: the parameters as an unsigned request object (`alg: none`) by value, not a query. */
+  unsignedObject?: boolean;
 }
 
 /** A posted answer. */
@@ -172,6 +176,22 @@ export async function startLocalVerifier(host = "127.0.0.1") {
         },
         ...o.extra,
       };
+      const withHeader = (header: Json) => {
+        for (const [k, v] of Object.entries(o.header ?? {})) {
+          if (v === undefined) delete header[k];
+          else header[k] = v;
+        }
+        return header;
+      };
+      if (signer === "none" && o.unsignedObject) {
+        const header = withHeader({ alg: "none", typ: "oauth-authz-req+jwt" });
+        const b64 = (v: Json) => jose.base64url.encode(JSON.stringify(v));
+        const q = new URLSearchParams({
+          client_id: clientId,
+          request: `${b64(header)}.${b64(payload)}.`,
+        });
+        return { id, nonce, clientId, responseUri, link: `openid4vp://?${q}` };
+      }
       if (signer === "none") {
         const q = new URLSearchParams();
         for (const [k, v] of Object.entries(payload)) {
@@ -180,15 +200,17 @@ export async function startLocalVerifier(host = "127.0.0.1") {
         return { id, nonce, clientId, responseUri, link: `openid4vp://?${q}` };
       }
       const now = Math.floor(Date.now() / 1000);
-      const header = signer === "did"
-        ? {
-          alg: "EdDSA",
-          typ: "oauth-authz-req+jwt",
-          kid: `${verifierDid}#${verifierDid.slice(8)}`,
-        }
-        : { alg: "ES256", typ: "oauth-authz-req+jwt", x5c: chain!.x5c };
+      const header = withHeader(
+        signer === "did"
+          ? {
+            alg: "EdDSA",
+            typ: "oauth-authz-req+jwt",
+            kid: `${verifierDid}#${verifierDid.slice(8)}`,
+          }
+          : { alg: "ES256", typ: "oauth-authz-req+jwt", x5c: chain!.x5c },
+      );
       const jwt = await new jose.SignJWT({ ...payload, iat: now, exp: now + 300 })
-        .setProtectedHeader(header)
+        .setProtectedHeader(header as jose.JWTHeaderParameters)
         .sign(signer === "did" ? did.privateKey : chain!.leafKey);
       objects.set(id, { jwt, method: o.post ? "POST" : "GET" });
       const q = new URLSearchParams({ client_id: clientId, request_uri: `${origin}/req/${id}` });

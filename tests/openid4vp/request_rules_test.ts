@@ -123,6 +123,20 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
       }),
       "response_encryption",
     );
+    // A request object without typ oauth-authz-req+jwt is not processed (OpenID4VP 1.0 §5),
+    // signed or not (an unsigned one with it is read: at the end, as it is recorded).
+    for (const typ of ["JWT", undefined]) {
+      await s.refused(
+        await link({ signer: "did", header: { typ } }),
+        "request_object",
+        `signed, typ ${typ}`,
+      );
+      await s.refused(
+        await link({ unsignedObject: true, header: { typ } }),
+        "request_object",
+        `unsigned, typ ${typ}`,
+      );
+    }
     const jwe = "eyJhbGciOiJFQ0RILUVTIn0.a.b.c.d";
     await s.refused(
       `openid4vp://?client_id=${encodeURIComponent(signed.clientId)}&request=${jwe}`,
@@ -141,6 +155,8 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
     const posted = s.verifier.fetched.find((f) => f.method === "POST")!;
     const metadata = JSON.parse(new URLSearchParams(posted.body).get("wallet_metadata")!);
     assert.ok(metadata.vp_formats_supported["dc+sd-jwt"], "wallet_metadata sent with POST");
+    const unsigned = await s.receive(await link({ unsignedObject: true }));
+    assert.equal((await expectJson(unsigned, 201)).state, "request-received");
   } finally {
     await s.close();
   }
