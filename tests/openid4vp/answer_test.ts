@@ -294,3 +294,36 @@ Deno.test("OID4VP accept: the verifier's refusal makes the request failed with i
     await ctx.close();
   }
 });
+
+Deno.test("OID4VP accept: credential query ids that are names of Object.prototype (constructor, toString) are ids like any other", async () => {
+  const { ctx, token, verifier } = await setup();
+  try {
+    const credentialId = await storeSdJwt(ctx, ORG, CLAIMS);
+    const asked = { format: "dc+sd-jwt", meta: { vct_values: [VCT] } };
+    const r1 = await verifier.request({
+      dcql: { credentials: [{ id: "constructor", ...asked, claims: [{ path: ["given_name"] }] }] },
+    });
+    const rec1 = await expectJson(await call(ctx, token, "requests", { request: r1.link }), 201);
+    const done1 = await expectJson(await call(ctx, token, `requests/${rec1.id}/accept`), 200);
+    assert.deepEqual(done1.presented, [{ queryId: "constructor", credentialId }]);
+    const vp1 = JSON.parse(verifier.received(r1.id)[0]!.form.vp_token!);
+    assert.deepEqual(Object.keys(vp1), ["constructor"]);
+
+    // In credential_sets: "toString" has no match, so the set's other option answers.
+    const r2 = await verifier.request({
+      dcql: {
+        credentials: [
+          { id: "toString", format: "dc+sd-jwt", meta: { vct_values: ["urn:none"] } },
+          { id: "b", ...asked, claims: [{ path: ["family_name"] }] },
+        ],
+        credential_sets: [{ options: [["toString"], ["b"]] }],
+      },
+    });
+    const rec2 = await expectJson(await call(ctx, token, "requests", { request: r2.link }), 201);
+    const done2 = await expectJson(await call(ctx, token, `requests/${rec2.id}/accept`), 200);
+    assert.deepEqual(done2.presented, [{ queryId: "b", credentialId }]);
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
