@@ -98,7 +98,7 @@ export async function startLocalVerifier(host = "127.0.0.1") {
   };
   const objects = new Map<string, { jwt: string; method: string }>();
   const received = new Map<string, Received[]>();
-  const fetched: { path: string; method: string; body: string }[] = [];
+  const fetched: { path: string; method: string; body: string; accept: string | null }[] = [];
   let answer: { status: number; body: Json } = { status: 200, body: {} };
   let n = 0;
 
@@ -106,7 +106,12 @@ export async function startLocalVerifier(host = "127.0.0.1") {
     const url = new URL(req.url);
     const body = req.method === "POST" ? await req.text() : "";
     if (url.pathname.startsWith("/req/")) {
-      fetched.push({ path: url.pathname, method: req.method, body });
+      fetched.push({
+        path: url.pathname,
+        method: req.method,
+        body,
+        accept: req.headers.get("accept"),
+      });
       const o = objects.get(url.pathname.slice(5));
       if (!o || o.method !== req.method) return new Response("no such request", { status: 404 });
       return new Response(o.jwt, {

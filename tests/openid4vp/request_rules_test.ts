@@ -149,12 +149,30 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
       "request object not found",
     );
     assert.equal(s.verifier.fetched.filter((f) => f.method === "POST").length, 0);
+    // request_uri_method=post as OpenID4VP 1.0 §5.10 says: Accept application/oauth-authz-req+jwt,
+    // wallet_metadata with what this wallet can sign (EdDSA and ES256 key binding JWTs) and, only
+    // for a prefix that allows signed request objects, request_object_signing_alg_values_supported.
     const post = await s.verifier.request({ signer: "did", post: true });
+    await s.refused(
+      replace(post.link, "client_id", `redirect_uri:${post.responseUri}`),
+      "unsigned_request_required",
+      "redirect_uri client by reference with POST",
+    );
     const rec = await expectJson(await s.receive(post.link), 201);
     assert.equal(rec.state, "request-received");
-    const posted = s.verifier.fetched.find((f) => f.method === "POST")!;
-    const metadata = JSON.parse(new URLSearchParams(posted.body).get("wallet_metadata")!);
-    assert.ok(metadata.vp_formats_supported["dc+sd-jwt"], "wallet_metadata sent with POST");
+    const [postedUnsigned, posted] = s.verifier.fetched.filter((f) => f.method === "POST");
+    const walletMetadata = (f: typeof posted) =>
+      JSON.parse(new URLSearchParams(f!.body).get("wallet_metadata")!);
+    assert.equal(posted!.accept, "application/oauth-authz-req+jwt");
+    const metadata = walletMetadata(posted);
+    assert.deepEqual(metadata.vp_formats_supported["dc+sd-jwt"]["kb-jwt_alg_values"], [
+      "EdDSA",
+      "ES256",
+    ]);
+    assert.ok(metadata.request_object_signing_alg_values_supported.includes("EdDSA"));
+    const unsignedMetadata = walletMetadata(postedUnsigned);
+    assert.ok(unsignedMetadata.vp_formats_supported, "wallet_metadata sent with POST");
+    assert.equal(unsignedMetadata.request_object_signing_alg_values_supported, undefined);
     const unsigned = await s.receive(await link({ unsignedObject: true }));
     assert.equal((await expectJson(unsigned, 201)).state, "request-received");
   } finally {
