@@ -327,3 +327,25 @@ Deno.test("OID4VP accept: credential query ids that are names of Object.prototyp
     await ctx.close();
   }
 });
+
+Deno.test("OID4VP decline: the verifier gets error=access_denied with the request's state and no vp_token; the record is declined whatever it answers", async () => {
+  const { ctx, token, verifier } = await setup();
+  try {
+    await storeSdJwt(ctx, ORG, CLAIMS);
+    const req = await verifier.request({ signer: "did" });
+    const rec = await expectJson(await call(ctx, token, "requests", { request: req.link }), 201);
+    verifier.answerWith(400, { error: "invalid_request", error_description: "no vp_token" });
+    const declined = await expectJson(await call(ctx, token, `requests/${rec.id}/decline`), 200);
+    assert.equal(declined.state, "declined");
+    const [sent, ...more] = verifier.received(req.id);
+    assert.equal(more.length, 0);
+    assert.equal(sent!.form.error, "access_denied");
+    assert.equal(sent!.form.state, `state-${req.id}`);
+    assert.equal(sent!.form.vp_token, undefined);
+    await expectJson(await call(ctx, token, `requests/${rec.id}/accept`), 409);
+    assert.equal(verifier.received(req.id).length, 1, "nothing sent after the decline");
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
