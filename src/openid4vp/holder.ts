@@ -90,13 +90,7 @@ export class Oid4vpHolder {
       now: this.#d.now,
       checkUrl: this.#d.checkUrl,
     });
-    const libs = await openid4vpLibs();
-    const credentials = await this.#d.credentials(orgId);
-    const queries = await this.#withoutRevoked(
-      orgId,
-      matchQuery(libs, req.dcqlQuery, credentials),
-      credentials,
-    );
+    const { queries } = await this.#evaluate(orgId, req.dcqlQuery);
     const now = this.#d.now();
     const at = new Date(now).toISOString();
     const record: PresentationRequestRecord = {
@@ -196,13 +190,7 @@ export class Oid4vpHolder {
     await this.#requireAgent(orgId);
     return await this.#answering(orgId, id, async (entry) => {
       const { params } = entry.value;
-      const libs = await openid4vpLibs();
-      const credentials = await this.#d.credentials(orgId);
-      const queries = await this.#withoutRevoked(
-        orgId,
-        matchQuery(libs, params.dcqlQuery, credentials),
-        credentials,
-      );
+      const { libs, credentials, queries } = await this.#evaluate(orgId, params.dcqlQuery);
       const selection = opts.selection ?? {};
       for (const [queryId, credentialId] of Object.entries(selection)) {
         const q = queries.find((x) => x.id === queryId);
@@ -248,6 +236,21 @@ export class Oid4vpHolder {
         errorMessage: `The verifier refused the presentation: ${describeAnswer(res)}.`,
       });
     });
+  }
+
+  /**
+   * A DCQL query evaluated against the org's credentials as they are now (on receipt, and again on
+   * accept): the libraries, the credentials, and each credential query's matches.
+   */
+  async #evaluate(orgId: string, dcqlQuery: Record<string, unknown>) {
+    const libs = await openid4vpLibs();
+    const credentials = await this.#d.credentials(orgId);
+    const queries = await this.#withoutRevoked(
+      orgId,
+      matchQuery(libs, dcqlQuery, credentials),
+      credentials,
+    );
+    return { libs, credentials, queries };
   }
 
   /**
