@@ -349,3 +349,44 @@ Deno.test("OID4VP decline: the verifier gets error=access_denied with the reques
     await ctx.close();
   }
 });
+
+Deno.test("OID4VP accept: the agent's private key opened to sign is wiped once the answer is built", async () => {
+  const { ctx, token, verifier } = await setup();
+  try {
+    await storeSdJwt(ctx, ORG, CLAIMS);
+    await storeW3c(ctx, ORG, { name: "Erika", degree: "MSc" });
+    const wallet = ctx.services.wallet;
+    const open = wallet.openKey.bind(wallet);
+    const opened: Uint8Array[] = [];
+    wallet.openKey = async (orgId, keyId) => {
+      const key = await open(orgId, keyId);
+      if (key) opened.push(key.secretKey);
+      return key;
+    };
+    const req = await verifier.request({
+      dcql: {
+        credentials: [
+          {
+            id: "pid",
+            format: "dc+sd-jwt",
+            meta: { vct_values: [VCT] },
+            claims: [{ path: ["given_name"] }],
+          },
+          {
+            id: "degree",
+            format: "ldp_vc",
+            meta: { type_values: [["VerifiableCredential", "UniversityDegreeCredential"]] },
+          },
+        ],
+      },
+    });
+    const rec = await expectJson(await call(ctx, token, "requests", { request: req.link }), 201);
+    const done = await expectJson(await call(ctx, token, `requests/${rec.id}/accept`), 200);
+    assert.equal(done.state, "done", String(done.errorMessage));
+    assert.ok(opened.length > 0, "the agent key was opened");
+    for (const secret of opened) assert.ok(secret.every((b) => b === 0), "wiped after use");
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
