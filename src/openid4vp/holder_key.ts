@@ -25,7 +25,7 @@ export interface OrgSigningKey {
   signer: KbSigner;
 }
 
-/** The org's agent key, opened (the caller wipes `key.secretKey` when done), or 409 naming why not. */
+/** The org's agent key, opened (the caller wipes `key.secretKey` after), or 409 naming why not. */
 export async function orgAgentKey(wallet: Wallet, orgId: string): Promise<OrgSigningKey> {
   const agent = await wallet.identity(orgId);
   const key = agent ? await wallet.openKey(orgId, agent.keyId) : undefined;
