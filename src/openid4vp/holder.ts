@@ -8,6 +8,7 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
+import type { RemoteContexts } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { type Page, uuidv7 } from "../kv/mod.ts";
@@ -49,6 +50,8 @@ export interface Oid4vpHolderDeps {
   credentials: CredentialSource;
   /** Refuses a URL the outbound policy does not allow. */
   checkUrl: (url: string) => Promise<unknown>;
+  /** JSON-LD contexts kept under `JSONLD_CONTEXT_ALLOW` (presentations of credentials on them). */
+  contexts?: RemoteContexts;
   /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
   anchors?: TrustAnchors;
   /**

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import { createDocumentLoader, type ResolveDid } from "../credentials/mod.ts";
+import { createDocumentLoader, type RemoteContexts, type ResolveDid } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import type { PresentableCredential } from "./credential_source.ts";
 import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
@@ -32,6 +32,8 @@ export interface PresentationDeps {
   wallet: Wallet;
   resolver: DidResolver;
   now: () => number;
+  /** JSON-LD contexts kept under `JSONLD_CONTEXT_ALLOW` (a credential on one is presented too). */
+  contexts?: RemoteContexts;
 }
 
 /** What is presented: the request, the chosen match of each query, the org's credentials. */
@@ -87,7 +89,7 @@ async function present(
         await presentLdp(c.claims, key, {
           challenge: nonce,
           domain: audience,
-          documentLoader: createDocumentLoader({ resolveDid }),
+          documentLoader: createDocumentLoader({ resolveDid, remote: deps.contexts }),
         }),
       ];
     }
