@@ -26,6 +26,7 @@ import type {
   QueryMatches,
   StoredPresentationRequest,
 } from "./record.ts";
+import { SKEW_S } from "./request_signature.ts";
 import { declineForm, responseForm } from "./response.ts";
 import {
   addNewRequest,
@@ -182,8 +183,9 @@ export class Oid4vpHolder {
 
   /**
    * Answers a request with the selected credentials (default: the newest match of each query the
-   * answer needs). 409 when a needed query has no match (nothing is sent); 502 when the verifier
-   * cannot be reached (the record stays `request-received`); the verifier's refusal → `failed`.
+   * answer needs). 409 when a needed query has no match or the request is past its `exp`
+   * (nothing is sent); 502 when the verifier cannot be reached (the record stays
+   * `request-received`); the verifier's refusal → `failed`.
    */
   async accept(
     orgId: string,
@@ -192,6 +194,7 @@ export class Oid4vpHolder {
   ): Promise<PresentationRequestRecord> {
     await this.#requireAgent(orgId);
     return await this.#answering(orgId, id, async (entry) => {
+      this.#mustNotBeExpired(entry.value.record);
       const { params } = entry.value;
       const { libs, credentials, queries } = await this.#evaluate(orgId, params.dcqlQuery);
       const selection = opts.selection ?? {};
@@ -239,6 +242,19 @@ export class Oid4vpHolder {
         errorMessage: `The verifier refused the presentation: ${describeAnswer(res)}.`,
       });
     });
+  }
+
+  /**
+   * 409 for a request past its `exp`: it is refused on receipt then, so nothing is sent for it
+   * later either (it can still be declined).
+   */
+  #mustNotBeExpired(record: PresentationRequestRecord): void {
+    const exp = record.expiresAt;
+    if (exp && Date.parse(exp) + SKEW_S * 1000 < this.#d.now()) {
+      throw conflict(
+        `Presentation request "${record.id}" expired at ${exp}; nothing was sent to the verifier. Decline it, or ask the verifier for a new request.`,
+      );
+    }
   }
 
   /**

@@ -390,3 +390,26 @@ Deno.test("OID4VP accept: the agent's private key opened to sign is wiped once t
     await ctx.close();
   }
 });
+
+Deno.test("OID4VP accept: a signed request past its exp is not answered (409, nothing sent) but can still be declined", async () => {
+  let clock = Date.now();
+  const ctx = await createTestContext({ now: () => clock });
+  const verifier = await startLocalVerifier();
+  try {
+    await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
+    const token = await ctx.token({ [ORG]: ["member"] });
+    await storeSdJwt(ctx, ORG, CLAIMS);
+    const req = await verifier.request({ signer: "did" });
+    const rec = await expectJson(await call(ctx, token, "requests", { request: req.link }), 201);
+    assert.ok(rec.expiresAt, "the request object's exp is on the record");
+    clock = Date.parse(rec.expiresAt as string) + 120_000;
+    const late = await expectJson(await call(ctx, token, `requests/${rec.id}/accept`), 409);
+    assert.match(String(late.message), /expired/);
+    assert.equal(verifier.received(req.id).length, 0, "nothing sent");
+    const declined = await expectJson(await call(ctx, token, `requests/${rec.id}/decline`), 200);
+    assert.equal(declined.state, "declined");
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
