@@ -79,6 +79,13 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
       "unsigned_request_required",
     );
     await s.refused(await link({ extra: { response_mode: "fragment" } }), "response_mode");
+    // redirect_uri: the client identifier is the response_uri; the other prefixes must sign.
+    const other = `${s.verifier.origin}/cb/elsewhere`;
+    await s.refused(replace(await link({}), "response_uri", other), "response_uri");
+    await s.refused(
+      replace(await link({}), "client_id", signed.clientId),
+      "signed_request_required",
+    );
     // An unsigned request by value is checked as strictly as a signed one: a nonce (to bind the
     // presentations to) and response_type vp_token are required (OpenID4VP 1.0 §5.2, §5.6).
     const noNonce = await s.refused(await link({ extra: { nonce: undefined } }), "request_syntax");
