@@ -5,8 +5,12 @@
  * sets, and decrypts `direct_post.jwt` answers with its own key. (The interop tests use Credo's
  * verifier; this one reaches the corners Credo does not produce.)
  */
+import assert from "node:assert/strict";
+import * as vc from "@digitalbazaar/vc";
+import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import * as x509 from "@peculiar/x509";
 import * as jose from "jose";
+import { createDocumentLoader, type ResolveDid } from "../../src/credentials/mod.ts";
 import { bytesToVerkey, verkeyToDidKey } from "../../src/crypto/mod.ts";
 
 type Json = Record<string, unknown>;
@@ -224,6 +228,29 @@ export async function startLocalVerifier(host = "127.0.0.1") {
     },
     close: () => server.shutdown(),
   };
+}
+
+/**
+ * Verifies a JSON-LD presentation as a verifier does (Ed25519Signature2018, its `challenge` and
+ * `domain`, DIDs through `resolveDid`, `contexts` beside the bundled ones), failing the test if not.
+ */
+export async function assertVpVerifies(
+  vp: Json,
+  opts: {
+    challenge: string;
+    domain: string;
+    resolveDid: ResolveDid;
+    contexts?: ReadonlyMap<string, object>;
+  },
+): Promise<void> {
+  const result = await vc.verify({
+    presentation: vp,
+    challenge: opts.challenge,
+    domain: opts.domain,
+    suite: new Ed25519Signature2018(),
+    documentLoader: createDocumentLoader({ resolveDid: opts.resolveDid, contexts: opts.contexts }),
+  });
+  assert.equal(result.verified, true, JSON.stringify(result.error ?? result, null, 1));
 }
 
 /** A started {@link startLocalVerifier}. */
