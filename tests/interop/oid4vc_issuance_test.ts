@@ -122,15 +122,17 @@ Deno.test({
       }
       assert.equal(await credentialCount(s), 2);
 
-      // One bad credential of a batch refuses the whole batch: nothing stored.
-      s.relay.setMode("flip-signature");
-      const second = await s.issuer.createOffer({ issuer: "ed25519-batch" });
-      const rec2 = await expectJson(await receive(s, second.offerUri), 201);
-      const failed = await expectJson(await accept(s, rec2.id as string), 200);
-      s.relay.setMode("pass");
-      assert.equal(failed.state, "failed");
-      assert.match(String(failed.errorMessage), /credential 1 of 2.*signature/);
-      assert.equal(await credentialCount(s), 2);
+      // One bad credential of a batch, first or last, refuses the whole batch: nothing stored.
+      for (const [which, n] of [["first", 1], ["last", 2]] as const) {
+        s.relay.setMode("flip-signature", which);
+        const second = await s.issuer.createOffer({ issuer: "ed25519-batch" });
+        const rec2 = await expectJson(await receive(s, second.offerUri), 201);
+        const failed = await expectJson(await accept(s, rec2.id as string), 200);
+        s.relay.setMode("pass");
+        assert.equal(failed.state, "failed", `the ${which} credential altered`);
+        assert.match(String(failed.errorMessage), new RegExp(`credential ${n} of 2.*signature`));
+        assert.equal(await credentialCount(s), 2);
+      }
     } finally {
       await teardown(s);
     }
