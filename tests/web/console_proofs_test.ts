@@ -9,16 +9,7 @@
  * missing, except under `CI=true`.
  */
 import assert from "node:assert/strict";
-import {
-  clickDone,
-  type El,
-  ignore,
-  launch,
-  openConsole,
-  shot,
-  text,
-  type Win,
-} from "./browser.ts";
+import { clickDone, ignore, launch, openConsole, shot, text, type Win } from "./browser.ts";
 import { waitFor } from "../support/wait.ts";
 import { expectJson, serveLocal } from "../support/context.ts";
 import { credoInterop } from "../interop/availability.ts";
@@ -97,8 +88,7 @@ Deno.test({
       const row = `#proofs li[data-proof="${rec.id}"]`;
       await page.waitForSelector(row);
       assert.match(await text(page, row), /Cannot answer/);
-      const buttons = () =>
-        page.$$eval(`${row} button`, (bs) => bs.map((b) => (b as unknown as El).textContent));
+      const buttons = () => page.$$eval(`${row} button`, (bs) => bs.map((b) => b.textContent));
       assert.deepEqual(await buttons(), ["Decline request"]);
 
       const alice = await ctx.store({ name: "Alice" });
