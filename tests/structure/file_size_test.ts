@@ -8,11 +8,6 @@ import assert from "node:assert/strict";
 const SRC = new URL("../../src/", import.meta.url);
 const MAX_LINES = 400;
 
-/**
- * Files the DID wing's rewrite (issue 25, `did-core`) splits; nothing else may pass the limit.
- */
-const DID_WING_PENDING = new Set(["did/routes.ts"]);
-
 /** `[path, lines]` of the TypeScript and JavaScript files under `dir` longer than `max` lines. */
 export async function longFiles(dir: URL, max: number, base = ""): Promise<[string, number][]> {
   const found: [string, number][] = [];
@@ -29,7 +24,7 @@ export async function longFiles(dir: URL, max: number, base = ""): Promise<[stri
 }
 
 Deno.test("no TypeScript or JavaScript file of src/ is over 400 lines", async () => {
-  const found = (await longFiles(SRC, MAX_LINES)).filter(([f]) => !DID_WING_PENDING.has(f));
+  const found = await longFiles(SRC, MAX_LINES);
   assert.deepEqual(found, []);
 });
 
