@@ -33,13 +33,13 @@ export { appErrorResponse, errorBody, errorResponse, onError, reason } from "./e
 export { errorResponses, ErrorSchema, jsonContent, uuidSchema } from "./openapi.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { parseLimit } from "./pagination.ts";
+export type { JsonResponse, OperationDoc } from "./route_doc.ts";
+export { type ListOptions, type OrgRecordRoutes, orgRecordRoutes } from "./org_record_routes.ts";
 export {
-  type JsonResponse,
-  type ListOptions,
-  type OperationDoc,
-  type OrgRecordRoutes,
-  orgRecordRoutes,
-} from "./org_record_routes.ts";
+  type MemberRecordLookup,
+  type MemberRecordRoutes,
+  memberRecordRoutes,
+} from "./member_record_routes.ts";
 export { clientAddress } from "./client_address.ts";
 export { assignRequestId, finishRequest } from "./request_id.ts";
 export { logRequest, requestIdFrom, requestLevel } from "./lite.ts";

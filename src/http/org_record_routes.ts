@@ -11,26 +11,17 @@
  * @module
  */
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import type { AppEnv } from "./env.ts";
 import { errorResponses } from "./openapi.ts";
 import { OrgParams } from "./org.ts";
 import { parseLimit } from "./pagination.ts";
-
-/** What names and describes one operation in `/openapi.json`. */
-export interface OperationDoc {
-  /** OpenAPI path, `{orgId}` (and `{id}`) in braces. */
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-}
-
-/** A JSON response of a route declaration (as `jsonContent` makes it). */
-export interface JsonResponse {
-  description: string;
-  content: { "application/json": { schema: z.ZodType } };
-}
+import {
+  declareRoute,
+  type JsonResponse,
+  type OperationDoc,
+  operationFields,
+  validated as valid,
+} from "./route_doc.ts";
 
 /** The `?state=` of a list query (never for a list without states). */
 type StateOf<Q> = Q extends { state?: infer S } ? S : never;
@@ -83,11 +74,6 @@ export interface OrgRecordRoutes {
   ): void;
 }
 
-// The routes are declared from data, so the handlers read validated input untyped; the specs'
-// generics give each service call its types.
-type Handler = (c: Context<AppEnv>) => Promise<Response>;
-const valid = <T>(c: Context<AppEnv>, target: "param" | "query" | "json"): T =>
-  (c.req.valid as (target: string) => T)(target);
 const jsonBody = (schema: z.ZodType, required: boolean) => ({
   required,
   content: { "application/json": { schema } },
@@ -95,15 +81,8 @@ const jsonBody = (schema: z.ZodType, required: boolean) => ({
 
 /** Route declarations for records of the org in the path, added to `app` under `tags`. */
 export function orgRecordRoutes(app: OpenAPIHono<AppEnv>, tags: string[]): OrgRecordRoutes {
-  const add = (route: ReturnType<typeof createRoute>, handler: Handler) =>
-    app.openapi(route, handler as never);
-  const doc = ({ path, operationId, summary, description }: OperationDoc) => ({
-    path,
-    operationId,
-    tags,
-    summary,
-    ...(description === undefined ? {} : { description }),
-  });
+  const add = declareRoute.bind(null, app);
+  const doc = operationFields.bind(null, tags);
 
   return {
     create(spec, create) {
