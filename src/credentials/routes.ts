@@ -13,15 +13,15 @@ import {
   memberRecordRoutes,
   OrgParams,
   orgRecordRoutes,
+  PageQuery,
+  RecordIdParam,
 } from "../http/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
 import {
   AcceptOfferBody,
   CredentialExchangeList,
   CredentialExchangeRecordSchema,
-  IdParam,
   ListQuery,
-  PageQuery,
   RecordIdBody,
   W3cCredentialList,
   W3cCredentialSchema,
@@ -82,7 +82,7 @@ export function credentialRoutes({ holder }: CredentialRoutesDeps) {
     path: "/credentials/{id}",
     operationId: "getCredentialExchange",
     summary: "One credential exchange record",
-    params: IdParam,
+    params: RecordIdParam,
     ok: json(CredentialExchangeRecordSchema, "The record."),
   }, (_orgId, _id, found) => Promise.resolve(found.record));
 
@@ -107,7 +107,7 @@ export function credentialRoutes({ holder }: CredentialRoutesDeps) {
     path: "/orgs/{orgId}/w3c-credentials/{id}",
     operationId: "getW3cCredential",
     summary: "One stored W3C verifiable credential",
-    params: OrgParams.merge(IdParam),
+    params: OrgParams.extend(RecordIdParam.shape),
     ok: json(W3cCredentialSchema, "The credential."),
     errors: [400, 401, 403, 404, 503],
   }, (orgId, id) => holder.getW3c(orgId, id));

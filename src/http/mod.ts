@@ -30,9 +30,9 @@ export {
   visibleToMember,
 } from "./org.ts";
 export { appErrorResponse, errorBody, errorResponse, onError, reason } from "./errors.ts";
-export { errorResponses, ErrorSchema, jsonContent, uuidSchema } from "./openapi.ts";
+export { errorResponses, ErrorSchema, jsonContent, RecordIdParam, uuidSchema } from "./openapi.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
-export { parseLimit } from "./pagination.ts";
+export { pageOf, PageQuery, parseLimit, stateListQuery } from "./pagination.ts";
 export type { JsonResponse, OperationDoc } from "./route_doc.ts";
 export { type ListOptions, type OrgRecordRoutes, orgRecordRoutes } from "./org_record_routes.ts";
 export {

@@ -5,12 +5,11 @@
  *
  * @module
  */
-import { createRouter, jsonContent as json, orgRecordRoutes } from "../http/mod.ts";
+import { createRouter, jsonContent as json, orgRecordRoutes, PageQuery } from "../http/mod.ts";
 import { badRequest } from "../errors.ts";
 import type { Oid4vcHolder } from "./holder.ts";
 import {
   AcceptOpenidOfferBody,
-  CredentialPageQuery,
   OfferList,
   OfferListQuery,
   OfferRecordSchema,
@@ -106,7 +105,7 @@ export function openid4vcRoutes({ openid4vc }: Oid4vcRoutesDeps) {
     path: "/orgs/{orgId}/sd-jwt-credentials",
     operationId: "listSdJwtCredentials",
     summary: "The org's stored SD-JWT VCs, newest first",
-    query: CredentialPageQuery,
+    query: PageQuery,
     page: json(SdJwtCredentialList, "A page of credentials."),
   }, (orgId, { cursor, limit }) => openid4vc.credentials(orgId, { cursor, limit }));
 

@@ -13,13 +13,13 @@ import {
   jsonContent as json,
   memberRecordRoutes,
   orgRecordRoutes,
+  RecordIdParam,
 } from "../http/mod.ts";
 import type { ProofProver } from "./prover.ts";
 import {
   AcceptRequestBody,
   ProofExchangeList,
   ProofExchangeRecordSchema,
-  ProofIdParam,
   ProofListQuery,
   ProofRecordIdBody,
 } from "./schemas.ts";
@@ -69,7 +69,7 @@ export function proofRoutes({ prover }: ProofRoutesDeps) {
     description: "An open request (`request-received`, a format this service answers) is " +
       "evaluated again against the org's credentials as they are now: `inputDescriptors` " +
       "matches, `selection` and `unanswerable` say what accept would do.",
-    params: ProofIdParam,
+    params: RecordIdParam,
     ok: json(ProofExchangeRecordSchema, "The record."),
   }, (orgId, id) => prover.read(orgId, id));
 
