@@ -67,6 +67,30 @@ export async function teardown(s: Setup) {
   await s.relay.close();
 }
 
+/**
+ * An interop test (`opts`) that runs `fn` on a fresh {@link setup} (`context` and `peer` as there),
+ * torn down afterwards whatever happens.
+ */
+export function oid4vcTest(
+  name: string,
+  fn: (s: Setup) => Promise<void>,
+  context?: ContextOptions,
+  peer?: Omit<Oid4vcIssuerOptions, "port" | "publicOrigin">,
+): void {
+  Deno.test({
+    name,
+    ...opts,
+    fn: async () => {
+      const s = await setup(context, peer);
+      try {
+        await fn(s);
+      } finally {
+        await teardown(s);
+      }
+    },
+  });
+}
+
 /** `POST /orgs/{org}/openid4vc/offers`. */
 export const receive = async (s: Setup, offerUri: string, org = ORG, token = s.token) =>
   await s.ctx.call("POST", `/orgs/${org}/openid4vc/offers`, {
@@ -98,6 +122,12 @@ export const offerReaches = (s: Setup, id: string, states: string[], timeoutMs?:
     const r = await getOffer(s, id);
     return states.includes(String(r.state)) ? r : undefined;
   }, timeoutMs);
+/** `GET /orgs/{ORG}/sd-jwt-credentials/{id}`: a stored SD-JWT VC. */
+export const getCredential = async (s: Setup, id: string) =>
+  await expectJson(
+    await s.ctx.call("GET", `/orgs/${ORG}/sd-jwt-credentials/${id}`, { token: s.token }),
+    200,
+  );
 /** How many SD-JWT VCs the org has stored. */
 export const credentialCount = async (s: Setup) =>
   ((await expectJson(
