@@ -15,6 +15,7 @@ import {
   vpTeardown,
 } from "./oid4vp_support.ts";
 import { issueToOrg, ORG } from "./oid4vp_support.ts";
+import { getCredential } from "./oid4vc_holder.ts";
 
 Deno.test({
   name:
@@ -24,10 +25,7 @@ Deno.test({
     const s = await vpSetup();
     try {
       const es256Id = await issueToOrg(s, { configuration: "IdentityCredentialES256" });
-      const cred = await expectJson(
-        await s.ctx.call("GET", `/orgs/${ORG}/sd-jwt-credentials/${es256Id}`, { token: s.token }),
-        200,
-      );
+      const cred = await getCredential(s, es256Id, ORG);
       const cnf = (cred.claims as Json).cnf as Json;
       assert.match(String(cnf.kid), /^did:key:zDn/, "bound to the P-256 key");
 
