@@ -3,7 +3,7 @@
  * behind a real local relay that it publishes as its own origin, this service as the holder (an
  * org with a configured agent, a holder token), and the calls and reads the tests make.
  */
-import { interopOptions } from "./availability.ts";
+import { interopOptions, interopTest } from "./availability.ts";
 import {
   type Oid4vcIssuer,
   type Oid4vcIssuerOptions,
@@ -77,18 +77,7 @@ export function oid4vcTest(
   context?: ContextOptions,
   peer?: Omit<Oid4vcIssuerOptions, "port" | "publicOrigin">,
 ): void {
-  Deno.test({
-    name,
-    ...opts,
-    fn: async () => {
-      const s = await setup(context, peer);
-      try {
-        await fn(s);
-      } finally {
-        await teardown(s);
-      }
-    },
-  });
+  interopTest(name, opts, () => setup(context, peer), teardown, fn);
 }
 
 /** What the holder calls need: the service and a token of the org. */

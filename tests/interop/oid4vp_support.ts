@@ -5,11 +5,17 @@
  * OpenID4VCI before any request.
  */
 import assert from "node:assert/strict";
+import { interopTest } from "./availability.ts";
 import { offerAndAccept, opts as vpInterop } from "./oid4vc_holder.ts";
 import { type Oid4vcIssuer, type Oid4vcOfferOptions, startOid4vcIssuer } from "./oid4vc_peer.ts";
 import { type Oid4vpVerifier, startOid4vpVerifier } from "./oid4vp_peer.ts";
 import { configureAgent, type ServedContext, servedContext } from "../didcomm/helpers.ts";
-import { type ContextOptions, createTestContext, type TestContext } from "../support/context.ts";
+import {
+  type ContextOptions,
+  createTestContext,
+  expectJson,
+  type TestContext,
+} from "../support/context.ts";
 import { recordEvents } from "../support/outbox.ts";
 
 /** Deno.test options of the OpenID4VP interop tests (the same peer as OpenID4VCI's). */
@@ -73,9 +79,25 @@ export async function vpTeardown(s: VpSetup): Promise<void> {
   await Promise.all([s.issuer.close(), s.verifier.close()]);
 }
 
+/** An interop test that runs `fn` on a fresh {@link vpSetup} (`context`), closed afterwards. */
+export function vpTest(
+  name: string,
+  fn: (s: VpSetup) => Promise<void>,
+  context?: ContextOptions,
+): void {
+  interopTest(name, vpInterop, () => vpSetup(context), vpTeardown, fn);
+}
+
 /** POST a request link to the org. */
 export const receive = (s: VpSetup, request: string, token = s.token, org = ORG) =>
   s.ctx.call("POST", `/orgs/${org}/openid4vp/requests`, { token, body: { request } });
+
+/** `GET /orgs/{ORG}/openid4vp/requests/{id}`: the request record. */
+export const getRequest = async (s: VpSetup, id: string) =>
+  await expectJson(
+    await s.ctx.call("GET", `/orgs/${ORG}/openid4vp/requests/${id}`, { token: s.token }),
+    200,
+  );
 
 /** Accept (with an optional selection). */
 export const accept = (s: VpSetup, id: string, body: Json = {}) =>
