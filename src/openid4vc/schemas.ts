@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CredentialStatusSchema } from "../status/mod.ts";
-import { pageOf, PageQuery, RecordIdParam, stateListQuery } from "../http/mod.ts";
+import { pageOf, RecordIdParam, stateListQuery } from "../http/mod.ts";
 
 export const OFFER_STATES = ["offer-received", "deferred", "done", "declined", "failed"] as const;
 
