@@ -1,3 +1,11 @@
+import {
+  type EthrNetwork,
+  ethrNetworks,
+  NetworkSettingError,
+  type PolygonNetworks,
+  polygonNetworks,
+} from "./config_networks.ts";
+
 /** The service's configuration, read from the environment by `parseConfig` only. */
 export interface Config {
   port: number;
@@ -25,6 +33,12 @@ export interface Config {
   didCacheMaxStaleSeconds: number;
   didResolutionPublic: boolean;
   universalResolverUrl: string | undefined;
+  /** `DID_ETHR_NETWORKS`: did:ethr networks (ethr-did-resolver's shape); undefined: not served. */
+  didEthrNetworks: EthrNetwork[] | undefined;
+  /** `DID_POLYGON_NETWORKS`: did:polygon networks; undefined: not served. */
+  didPolygonNetworks: PolygonNetworks | undefined;
+  /** `DID_DRIVER_TIMEOUT_MS`: longest one plug-in driver call may take. */
+  didDriverTimeoutMs: number;
   /** `DID_TEST_IDENTIFIERS`: extra examples for `/1.0/testIdentifiers` (e.g. a did:web of one's own). */
   didTestIdentifiers: string[];
   logLevel: "debug" | "info" | "warn" | "error";
@@ -109,6 +123,16 @@ const host = (name: string): Field<string | undefined> => (v) => {
   return h;
 };
 
+/** A reader of `config_networks.ts`, its errors as ConfigErrors. */
+const networks = <T>(read: (v: string | undefined) => T): Field<T> => (v) => {
+  try {
+    return read(v);
+  } catch (err) {
+    if (err instanceof NetworkSettingError) throw new ConfigError(err.message);
+    throw err;
+  }
+};
+
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
 /** Every variable and its reader, in the order they are checked (the first problem is reported). */
@@ -134,6 +158,9 @@ const fields = {
   DID_CACHE_MAX_STALE_SECONDS: int("DID_CACHE_MAX_STALE_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
+  DID_ETHR_NETWORKS: networks(ethrNetworks),
+  DID_POLYGON_NETWORKS: networks(polygonNetworks),
+  DID_DRIVER_TIMEOUT_MS: int("DID_DRIVER_TIMEOUT_MS", 100, 600_000),
   DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
     const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const did of list) {
@@ -290,6 +317,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     didCacheMaxStaleSeconds: e.DID_CACHE_MAX_STALE_SECONDS ?? 86400,
     didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
+    didEthrNetworks: e.DID_ETHR_NETWORKS,
+    didPolygonNetworks: e.DID_POLYGON_NETWORKS,
+    didDriverTimeoutMs: e.DID_DRIVER_TIMEOUT_MS ?? 10_000,
     didTestIdentifiers: e.DID_TEST_IDENTIFIERS,
     logLevel: e.LOG_LEVEL ?? "info",
     outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,

@@ -6,11 +6,13 @@
  * @module
  */
 import type { Config } from "../config.ts";
-import type { SafeFetch } from "../outbound/mod.ts";
+import { createSafeFetch, type SafeFetch } from "../outbound/mod.ts";
 import { type CachingResolver, createCachingResolver } from "./cache.ts";
 import { jwkMethod } from "./methods/jwk.ts";
 import { keyMethod } from "./methods/key.ts";
+import { driverMethods } from "./methods/driver.ts";
 import { createPeerMethod } from "./methods/peer.ts";
+import { pluginDrivers } from "./methods/plugins.ts";
 import { createUniversalResolver } from "./methods/universal.ts";
 import { createWebMethod } from "./methods/web.ts";
 import { createWebvhMethod } from "./methods/webvh.ts";
@@ -22,10 +24,21 @@ import type { DidMethod } from "./types.ts";
 export interface DidResolverDeps {
   config: Pick<
     Config,
-    "outbound" | "didCacheTtlSeconds" | "didCacheMaxStaleSeconds" | "universalResolverUrl"
+    | "outbound"
+    | "didCacheTtlSeconds"
+    | "didCacheMaxStaleSeconds"
+    | "universalResolverUrl"
+    | "didEthrNetworks"
+    | "didPolygonNetworks"
+    | "didDriverTimeoutMs"
   >;
   kv: Deno.Kv;
   safeFetch: SafeFetch;
+  /**
+   * The outbound client for hosts the operator configured (the plug-ins' chain RPC URLs): no
+   * private-address policy. Default: one made here.
+   */
+  operatorFetch?: SafeFetch;
   now: () => number;
 }
 
@@ -55,8 +68,9 @@ export interface DidResolver extends CachingResolver {
 
 /**
  * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
- * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), and the universal resolver for other methods
- * when `UNIVERSAL_RESOLVER_URL` is set.
+ * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), the plug-in drivers of
+ * `methods/plugins.ts` (did:pkh; did:ethr and did:polygon when configured), and the universal
+ * resolver for other methods when `UNIVERSAL_RESOLVER_URL` is set.
  */
 export function createDidResolver(
   deps: DidResolverDeps,
@@ -78,6 +92,14 @@ export function createDidResolver(
       timeoutMs: options.webTimeoutMs,
       maxBytes: options.webMaxBytes,
     }),
+    ...driverMethods(
+      pluginDrivers({
+        config: deps.config,
+        operatorFetch: deps.operatorFetch ??
+          createSafeFetch({ allowPrivate: true, requireHttps: false }),
+      }),
+      { timeoutMs: deps.config.didDriverTimeoutMs },
+    ),
     ...(options.methods ?? []),
   ];
   const url = deps.config.universalResolverUrl;
