@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { agentRoutes } from "./agents/mod.ts";
 import type { Services } from "./compose.ts";
-import { credentialRoutes } from "./credentials/mod.ts";
+import { credentialRoutes, W3cCredentialSchema } from "./credentials/mod.ts";
 import { didRoutes } from "./did/mod.ts";
 import { didcommRoutes } from "./didcomm/mod.ts";
 import { AppError } from "./errors.ts";
@@ -24,7 +24,10 @@ import {
   onError,
 } from "./http/mod.ts";
 import { type ProcessState, readinessCheck } from "./readiness.ts";
-import { openid4vcRoutes } from "./openid4vc/mod.ts";
+import { openid4vpRoutes } from "./openid4vp/mod.ts";
+import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vc/mod.ts";
+import { statusRoutes } from "./status/mod.ts";
+import { proofRoutes } from "./proofs/mod.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 import { webRoutes } from "./web/mod.ts";
 
@@ -108,6 +111,29 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   app.route("/", webhookRoutes({ webhooks: services.webhooks, verifier }));
   app.route("/", credentialRoutes({ holder: services.holder, verifier }));
   app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc, verifier }));
+  app.route("/", openid4vpRoutes({ openid4vp: services.openid4vp, verifier }));
+  app.route(
+    "/",
+    statusRoutes({
+      status: services.status,
+      verifier,
+      w3c: {
+        schema: W3cCredentialSchema,
+        read: async (orgId, id) => {
+          const record = await services.holder.getW3c(orgId, id);
+          return { record, subject: { format: "ldp_vc", credential: record.credential } };
+        },
+      },
+      sdJwt: {
+        schema: SdJwtCredentialSchema,
+        read: async (orgId, id) => {
+          const record = await services.openid4vc.credential(orgId, id);
+          return { record, subject: { format: "dc+sd-jwt", compact: record.compact } };
+        },
+      },
+    }),
+  );
+  app.route("/", proofRoutes({ prover: services.prover, verifier }));
   for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());
   app.route("/", webRoutes());

@@ -1,8 +1,8 @@
 /**
  * The composition: `buildServices` makes every long-lived object of the service exactly once
  * (resolver, token verifier, service signer, API key index, wallet, agents, webhooks, DIDComm with
- * its handler registry, credential holder, dispatcher) and hands each to the objects that use it
- * as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
+ * its handler registry, credential holder, proof prover, dispatcher) and hands each to the objects
+ * that use it as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
  * app is built. `main.ts`, the tasks and every test build through this one function; tests pass
  * overrides (clock, outbound client, KV, dispatcher timing, a fake DIDComm layer).
  *
@@ -24,10 +24,12 @@ import { type Config, ConfigError } from "./config.ts";
 import {
   AUTO_ACCEPT_KIND,
   autoAcceptHandler,
+  ContextStore,
   CredentialHolder,
   type HolderDidcomm,
   type LdDidDocument,
   registerHolderHandlers,
+  verifyCredential,
 } from "./credentials/mod.ts";
 import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
 import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
@@ -35,9 +37,23 @@ import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
 import { createTokenVerifier, staticKeyGetter, type TokenVerifier } from "./http/mod.ts";
 import { withBusyRetry } from "./kv/mod.ts";
 import { log } from "./log.ts";
-import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
+import {
+  checkOutboundUrl,
+  createSafeFetch,
+  type HostLookup,
+  type SafeFetch,
+} from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
 import { Oid4vcHolder } from "./openid4vc/mod.ts";
+import { credentialSource, Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
+import { StatusChecker, StatusService } from "./status/mod.ts";
+import {
+  type CredentialStatusCheck,
+  PROOF_AUTO_ACCEPT_KIND,
+  proofAutoAcceptHandler,
+  ProofProver,
+  registerProverHandlers,
+} from "./proofs/mod.ts";
 import {
   createWebhookHandler,
   WEBHOOK_KIND,
@@ -64,6 +80,10 @@ export interface Services {
   didcomm: DidcommService;
   holder: CredentialHolder;
   openid4vc: Oid4vcHolder;
+  openid4vp: Oid4vpHolder;
+  /** Credential status: checks, the kept statuses, the recheck cron's body. */
+  status: StatusService;
+  prover: ProofProver;
 }
 
 /** What a caller (a test, a benchmark) may put in place of the defaults. */
@@ -87,6 +107,8 @@ export interface BuildOptions {
   jwksTimeoutMs?: number;
   /** The DIDComm layer the credential holder queues its messages with (a fake in unit tests). */
   holderDidcomm?: HolderDidcomm;
+  /** The status check of stored credentials before a presentation (tests of revoked ones). */
+  credentialStatus?: CredentialStatusCheck;
 }
 
 /** Builds every service from the configuration and the open KV database, then runs their setup. */
@@ -157,14 +179,33 @@ export async function buildServices(
     dispatcher,
     now,
   });
+  const contexts = new ContextStore({ kv, safeFetch, allow: config.jsonldContextAllow, now });
+  const resolveDid = async (did: string) =>
+    ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null;
+  const status = new StatusService({
+    kv,
+    dispatcher,
+    now,
+    recheckSeconds: config.credentialStatusRecheckSeconds,
+    checker: new StatusChecker({
+      kv,
+      safeFetch,
+      resolver,
+      now,
+      defaultTtlMs: config.didCacheTtlSeconds * 1000,
+      verifyLd: (credential) =>
+        verifyCredential(credential, { resolveDid, contexts, now: new Date(now()) }),
+    }),
+  });
   const holder = new CredentialHolder({
     kv,
     dispatcher,
     now,
     agents: directory,
     didcomm: options.holderDidcomm ?? didcomm,
-    resolveDid: async (did) =>
-      ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null,
+    resolveDid,
+    contexts,
+    status,
   });
 
   const openid4vc = new Oid4vcHolder({
@@ -175,9 +216,58 @@ export async function buildServices(
     resolver,
     dispatcher,
     now,
+    status,
+  });
+
+  const prover = new ProofProver({
+    kv,
+    dispatcher,
+    now,
+    agents: directory,
+    wallet,
+    didcomm: options.holderDidcomm ?? didcomm,
+    credentials: holder,
+    credentialStatus: options.credentialStatus ?? (async (_orgId, record) => {
+      // Checked now, before a presentation; a list that cannot be read now does not undo a
+      // revocation or suspension recorded by an earlier check.
+      const now = await status.statusOf({ format: "ldp_vc", credential: record.credential });
+      const recorded = (record as { status?: { state?: string } }).status?.state;
+      return now.state === "unknown" && (recorded === "revoked" || recorded === "suspended")
+        ? recorded
+        : now.state;
+    }),
+  });
+
+  const openid4vp = new Oid4vpHolder({
+    kv,
+    wallet,
+    resolver,
+    safeFetch,
+    dispatcher,
+    now,
+    credentials: credentialSource({
+      sdJwt: (orgId, q) => openid4vc.credentials(orgId, q),
+      w3c: (orgId, q) => holder.listW3c(orgId, q),
+    }),
+    checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
+    anchors: await loadTrustAnchors(config),
+    // Checked now, before a credential is offered and before it is presented; a list that
+    // cannot be read now does not undo a revocation or suspension recorded by an earlier check.
+    checkStatus: async (_orgId, c) => {
+      const now = await status.statusOf(
+        c.format === "ldp_vc"
+          ? { format: "ldp_vc", credential: c.claims }
+          : { format: "dc+sd-jwt", compact: c.compact! },
+      );
+      const recorded = c.status?.state;
+      return now.state === "unknown" && (recorded === "revoked" || recorded === "suspended")
+        ? { state: recorded, message: c.status?.message }
+        : now;
+    },
   });
 
   registerHolderHandlers(didcomm.handlers, holder, kv);
+  registerProverHandlers(didcomm.handlers, prover, kv);
   for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
     dispatcher.register(kind, handler);
   }
@@ -186,6 +276,7 @@ export async function buildServices(
     createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),
   );
   dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
+  dispatcher.register(PROOF_AUTO_ACCEPT_KIND, proofAutoAcceptHandler(prover));
 
   return {
     config,
@@ -203,7 +294,38 @@ export async function buildServices(
     didcomm,
     holder,
     openid4vc,
+    openid4vp,
+    status,
+    prover,
   };
+}
+
+/** `OID4VP_X509_TRUST_ANCHORS` read (a PEM bundle, or a file holding one) and parsed. */
+async function loadTrustAnchors(config: Config): Promise<TrustAnchors | undefined> {
+  const setting = config.oid4vpX509TrustAnchors;
+  if (!setting) return undefined;
+  let pem: string;
+  if ("pem" in setting) pem = setting.pem;
+  else {
+    try {
+      pem = await Deno.readTextFile(setting.path);
+    } catch (err) {
+      throw new ConfigError(
+        `OID4VP_X509_TRUST_ANCHORS names the file "${setting.path}", which cannot be read (${
+          (err as Error).message
+        }); give a PEM bundle of CA certificates or the path of one.`,
+      );
+    }
+  }
+  try {
+    return await TrustAnchors.fromPem(pem);
+  } catch (err) {
+    throw new ConfigError(
+      `OID4VP_X509_TRUST_ANCHORS is not a usable PEM bundle of CA certificates: ${
+        (err as Error).message
+      }.`,
+    );
+  }
 }
 
 /** Every kind of value sealed with SECRETS_KEY, for a key rotation. */

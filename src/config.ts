@@ -39,6 +39,8 @@ export interface Config {
   didPolygonNetworks: PolygonNetworks | undefined;
   /** `DID_DRIVER_TIMEOUT_MS`: longest one plug-in driver call may take. */
   didDriverTimeoutMs: number;
+  /** `DID_PLC_DIRECTORY_URL`: the PLC directory did:plc operation logs are read from. */
+  didPlcDirectoryUrl: string;
   /** `DID_TEST_IDENTIFIERS`: extra examples for `/1.0/testIdentifiers` (e.g. a did:web of one's own). */
   didTestIdentifiers: string[];
   logLevel: "debug" | "info" | "warn" | "error";
@@ -46,6 +48,19 @@ export interface Config {
   outboxLeaseSeconds: number;
   /** `TRUST_PROXY_HEADERS`: a proxy of the operator's appends the client address to X-Forwarded-For. */
   trustProxyHeaders: boolean;
+  /**
+   * `OID4VP_X509_TRUST_ANCHORS`: the CA certificates `x509_san_dns` OpenID4VP requests must chain
+   * to, as a PEM bundle or the path of one (read when the services are built); unset: such
+   * requests are refused.
+   */
+  oid4vpX509TrustAnchors: { pem: string } | { path: string } | undefined;
+  /**
+   * `JSONLD_CONTEXT_ALLOW`: URL prefixes from which JSON-LD contexts that are not bundled may be
+   * fetched (once, then kept in KV). Empty: bundled contexts only.
+   */
+  jsonldContextAllow: string[];
+  /** `CREDENTIAL_STATUS_RECHECK_SECONDS`: how often stored credentials' status is checked again (0: never by the cron). */
+  credentialStatusRecheckSeconds: number;
 }
 
 /** Thrown when the environment is not usable; the message names the variable. */
@@ -135,6 +150,30 @@ const networks = <T>(read: (v: string | undefined) => T): Field<T> => (v) => {
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
+/** A comma list of http(s) URL prefixes (each with a host, so a prefix never matches any host). */
+const urlPrefixes = (name: string): Field<string[]> => (v) => {
+  const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const prefix of list) {
+    let u: URL | undefined;
+    try {
+      u = new URL(prefix);
+    } catch { /* below */ }
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.host) {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of http(s) URL prefixes such as ` +
+          `"https://contexts.example.org/"; "${prefix.slice(0, 80)}" is not one`,
+      );
+    }
+    if (u.pathname === "/" && !prefix.endsWith("/")) {
+      throw new ConfigError(
+        `${name}: end the prefix "${prefix}" with "/" (without it, "${prefix}.evil.example" ` +
+          "would match too)",
+      );
+    }
+  }
+  return list;
+};
+
 /** Every variable and its reader, in the order they are checked (the first problem is reported). */
 const fields = {
   PORT: int("PORT", 0, 65535),
@@ -161,6 +200,7 @@ const fields = {
   DID_ETHR_NETWORKS: networks(ethrNetworks),
   DID_POLYGON_NETWORKS: networks(polygonNetworks),
   DID_DRIVER_TIMEOUT_MS: int("DID_DRIVER_TIMEOUT_MS", 100, 600_000),
+  DID_PLC_DIRECTORY_URL: url("DID_PLC_DIRECTORY_URL"),
   DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
     const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const did of list) {
@@ -174,6 +214,21 @@ const fields = {
     }
     return list;
   },
+  OID4VP_X509_TRUST_ANCHORS: (v: string | undefined): Config["oid4vpX509TrustAnchors"] => {
+    const t = v?.trim();
+    if (!t) return undefined;
+    if (t.includes("-----BEGIN")) {
+      if (!t.includes("-----BEGIN CERTIFICATE-----")) {
+        throw new ConfigError(
+          "OID4VP_X509_TRUST_ANCHORS is PEM text without a -----BEGIN CERTIFICATE----- block; give the CA certificates (or the path of a PEM file).",
+        );
+      }
+      return { pem: t };
+    }
+    return { path: t };
+  },
+  JSONLD_CONTEXT_ALLOW: urlPrefixes("JSONLD_CONTEXT_ALLOW"),
+  CREDENTIAL_STATUS_RECHECK_SECONDS: int("CREDENTIAL_STATUS_RECHECK_SECONDS", 0, 86400 * 365),
   LOG_LEVEL: (v: string | undefined): Config["logLevel"] | undefined => {
     if (v === undefined) return undefined;
     if ((LOG_LEVELS as readonly string[]).includes(v)) return v as Config["logLevel"];
@@ -320,9 +375,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     didEthrNetworks: e.DID_ETHR_NETWORKS,
     didPolygonNetworks: e.DID_POLYGON_NETWORKS,
     didDriverTimeoutMs: e.DID_DRIVER_TIMEOUT_MS ?? 10_000,
+    didPlcDirectoryUrl: e.DID_PLC_DIRECTORY_URL ?? "https://plc.directory",
     didTestIdentifiers: e.DID_TEST_IDENTIFIERS,
     logLevel: e.LOG_LEVEL ?? "info",
     outboxLeaseSeconds: e.OUTBOX_LEASE_SECONDS ?? 30,
     trustProxyHeaders: e.TRUST_PROXY_HEADERS ?? false,
+    oid4vpX509TrustAnchors: e.OID4VP_X509_TRUST_ANCHORS,
+    jsonldContextAllow: e.JSONLD_CONTEXT_ALLOW,
+    credentialStatusRecheckSeconds: e.CREDENTIAL_STATUS_RECHECK_SECONDS ?? 86400,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The production entry (never imported: evaluating it starts the service). It checks the Deno
- * version, registers the outbox cron at the top level (where Deno Deploy finds crons), reads the
+ * version, registers the outbox and status recheck crons at the top level (where Deno Deploy
+ * finds crons), reads the
  * environment (through `parseConfig` only), opens KV, and serves at once; the rest of the service
  * (`start_app.ts`: services, app, dispatcher) is loaded with a dynamic `import()` after the server
  * listens, so a fresh instance answers its first request early. Until the app is loaded, the early
@@ -136,5 +137,11 @@ if (problem) {
 Deno.cron("outbox-dispatch", "* * * * *", async () => {
   if (draining) return;
   await (await start()).app.services.dispatcher.runOnce();
+});
+// Stored credentials' status, every CREDENTIAL_STATUS_RECHECK_SECONDS: each minute one process
+// takes the tick (a KV record) and rechecks the statuses that are due (status/service.ts).
+Deno.cron("credential-status-recheck", "* * * * *", async () => {
+  if (draining) return;
+  await (await start()).app.services.status.cronTick();
 });
 await start();

@@ -110,3 +110,30 @@ Deno.test("KV_PATH may be a KV Connect URL, which needs DENO_KV_ACCESS_TOKEN", (
     "/var/lib/ssi/kv.sqlite3",
   );
 });
+
+Deno.test("parseConfig reads JSONLD_CONTEXT_ALLOW (http(s) prefixes) and CREDENTIAL_STATUS_RECHECK_SECONDS", () => {
+  const d = parseConfig(base);
+  assert.deepEqual(d.jsonldContextAllow, []);
+  assert.equal(d.credentialStatusRecheckSeconds, 86400);
+  const c = parseConfig({
+    ...base,
+    JSONLD_CONTEXT_ALLOW: "https://contexts.example.org/, http://127.0.0.1:4000/ctx/",
+    CREDENTIAL_STATUS_RECHECK_SECONDS: "0",
+  });
+  assert.deepEqual(c.jsonldContextAllow, [
+    "https://contexts.example.org/",
+    "http://127.0.0.1:4000/ctx/",
+  ]);
+  assert.equal(c.credentialStatusRecheckSeconds, 0);
+  refuses({ ...base, JSONLD_CONTEXT_ALLOW: "contexts.example.org" }, "JSONLD_CONTEXT_ALLOW");
+  refuses({ ...base, JSONLD_CONTEXT_ALLOW: "ftp://example.org/" }, "JSONLD_CONTEXT_ALLOW");
+  refuses({ ...base, JSONLD_CONTEXT_ALLOW: "https://example.org" }, 'end the prefix .* with "/"');
+  refuses(
+    { ...base, CREDENTIAL_STATUS_RECHECK_SECONDS: "-1" },
+    "CREDENTIAL_STATUS_RECHECK_SECONDS",
+  );
+  refuses(
+    { ...base, CREDENTIAL_STATUS_RECHECK_SECONDS: "soon" },
+    "CREDENTIAL_STATUS_RECHECK_SECONDS",
+  );
+});

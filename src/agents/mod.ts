@@ -32,5 +32,7 @@ export {
   type AgentView,
   AUTO_ACCEPT_POLICIES,
   type AutoAcceptPolicy,
+  PROOF_AUTO_ACCEPT_POLICIES,
+  type ProofAutoAcceptPolicy,
 } from "./record.ts";
 export { DIDCOMM_V1_ACCEPT } from "./peer_did.ts";

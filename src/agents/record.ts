@@ -10,6 +10,11 @@ export const AUTO_ACCEPT_POLICIES = ["never", "contentApproved", "always"] as co
 /** One of {@link AUTO_ACCEPT_POLICIES}; default `never`. */
 export type AutoAcceptPolicy = typeof AUTO_ACCEPT_POLICIES[number];
 
+/** When a received proof request is answered without a person: never (default), always. */
+export const PROOF_AUTO_ACCEPT_POLICIES = ["never", "always"] as const;
+/** One of {@link PROOF_AUTO_ACCEPT_POLICIES}. */
+export type ProofAutoAcceptPolicy = typeof PROOF_AUTO_ACCEPT_POLICIES[number];
+
 /** Stored agent configuration of one org. Secrets only as a salted hash / keyed lookup id. */
 export interface AgentRecord {
   /** UUID v7. */
@@ -30,6 +35,8 @@ export interface AgentRecord {
   /** Keyed HMAC of the apiKey (hex) that finds the org from the key alone (`keys.agentByApiKey`). */
   apiKeyLookup: string;
   autoAcceptCredentials: AutoAcceptPolicy;
+  /** Absent on records made before it existed (treated as `never`). */
+  autoAcceptProofs?: ProofAutoAcceptPolicy;
   /**
    * Random, replaced whenever the apiKey is; agent tokens carry it (claim `kep`) and are refused
    * once it changed. Absent on records made before it existed (treated as "").
@@ -48,6 +55,7 @@ export interface AgentView {
   did: string;
   verkey: string;
   autoAcceptCredentials: AutoAcceptPolicy;
+  autoAcceptProofs: ProofAutoAcceptPolicy;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,6 +70,7 @@ export function agentView(r: AgentRecord): AgentView {
     did: r.did,
     verkey: r.verkey,
     autoAcceptCredentials: r.autoAcceptCredentials,
+    autoAcceptProofs: r.autoAcceptProofs ?? "never",
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

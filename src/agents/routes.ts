@@ -104,7 +104,7 @@ export function agentRoutes(
       path: "/orgs/{orgId}/agents",
       operationId: "updateAgent",
       tags,
-      summary: "Change the endpoint, rotate the API key, or set the credential auto-accept policy",
+      summary: "Change the endpoint, rotate the API key, or set the auto-accept policies",
       description:
         "A new agentEndpoint also reaches existing connections: each completed one is moved to a " +
         "new key and did:peer:2 naming it with DID Rotate 1.0 (RFC 0794), in the background. A " +

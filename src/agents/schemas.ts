@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { API_KEY_MAX, API_KEY_MIN } from "./api_key.ts";
-import { AUTO_ACCEPT_POLICIES } from "./record.ts";
+import { AUTO_ACCEPT_POLICIES, PROOF_AUTO_ACCEPT_POLICIES } from "./record.ts";
 
 function clip(s: string): string {
   return s.length > 70 ? s.slice(0, 67) + "..." : s;
@@ -60,8 +60,12 @@ export function patchBody(requireHttps: boolean) {
     agentEndpoint: endpointSchema(requireHttps).optional(),
     apiKey: apiKey.optional(),
     autoAcceptCredentials: z.enum(AUTO_ACCEPT_POLICIES).optional(),
+    autoAcceptProofs: z.enum(PROOF_AUTO_ACCEPT_POLICIES).optional().openapi({
+      description: "always: a proof request that the org's credentials satisfy is answered at " +
+        "once (the newest match of each descriptor needed); never (default): a person accepts.",
+    }),
   }).strict().refine((b) => Object.keys(b).length > 0, {
-    message: "Give at least one of agentEndpoint, apiKey, autoAcceptCredentials.",
+    message: "Give at least one of agentEndpoint, apiKey, autoAcceptCredentials, autoAcceptProofs.",
   }).openapi("AgentPatchRequest");
 }
 
@@ -92,6 +96,7 @@ export const AgentSchema = z.object({
   did: z.string(),
   verkey: z.string(),
   autoAcceptCredentials: z.enum(AUTO_ACCEPT_POLICIES),
+  autoAcceptProofs: z.enum(PROOF_AUTO_ACCEPT_POLICIES),
   createdAt: z.string(),
   updatedAt: z.string(),
 }).openapi("Agent");

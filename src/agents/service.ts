@@ -25,6 +25,7 @@ import {
   type AgentView,
   agentView,
   type AutoAcceptPolicy,
+  type ProofAutoAcceptPolicy,
   readAgent,
 } from "./record.ts";
 import type { ServiceSigner } from "./service_key.ts";
@@ -45,6 +46,7 @@ export interface AgentPatch {
   agentEndpoint?: string;
   apiKey?: string;
   autoAcceptCredentials?: AutoAcceptPolicy;
+  autoAcceptProofs?: ProofAutoAcceptPolicy;
 }
 
 /** What the service is built from. */
@@ -128,6 +130,7 @@ export class AgentService {
       apiKeyHash: await hashSecret(input.apiKey),
       apiKeyLookup: await apiKeys.lookupId(input.apiKey),
       autoAcceptCredentials: "never",
+      autoAcceptProofs: "never",
       keyEpoch: crypto.randomUUID(),
       createdAt: at,
       updatedAt: at,
@@ -152,7 +155,8 @@ export class AgentService {
 
   /**
    * Changes the endpoint (existing connections follow through `onEndpointChange`), rotates the
-   * API key (its agent tokens end at once) or sets the auto-accept policy. 404 without an agent.
+   * API key (its agent tokens end at once) or sets an auto-accept policy (credentials, proofs). 404
+   * without an agent.
    */
   async update(orgId: string, patch: AgentPatch): Promise<AgentView> {
     const { kv, apiKeys } = this.#d;
@@ -173,6 +177,7 @@ export class AgentService {
         next.did = createAgentPeerDid(verkeyToBytes(next.verkey), next.agentEndpoint).did;
       }
       if (patch.autoAcceptCredentials) next.autoAcceptCredentials = patch.autoAcceptCredentials;
+      if (patch.autoAcceptProofs) next.autoAcceptProofs = patch.autoAcceptProofs;
       op.check(cur);
       if (endpointChanged) this.#d.onEndpointChange?.(op, orgId, next.agentEndpoint, now);
       if (newKey) {

@@ -13,7 +13,8 @@ import { verkeyToDidKey } from "../crypto/mod.ts";
 import type { DidCommMessage, QueueMessageInput } from "../didcomm/mod.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
-import type { ResolveDid } from "./jsonld/types.ts";
+import type { StatusService } from "../status/mod.ts";
+import type { RemoteContexts, ResolveDid } from "./jsonld/types.ts";
 import { buildRequestDetail, type LdProofVcDetail } from "./jsonld_format.ts";
 import { ackMessage, PROBLEM_CODES, problemReportMessage, requestMessage } from "./messages.ts";
 import {
@@ -30,7 +31,7 @@ import {
   readExchange,
   readOrgExchange,
   readW3cCredential,
-  type W3cCredentialRecord,
+  type W3cCredentialView,
 } from "./store.ts";
 
 /** What the holder needs of the DIDComm layer: queueing a message inside a commit. */
@@ -50,6 +51,10 @@ export interface HolderDeps {
   didcomm: HolderDidcomm;
   /** Resolves issuer DIDs for proof verification (the service's resolver). */
   resolveDid: ResolveDid;
+  /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store); default none. */
+  contexts?: RemoteContexts;
+  /** Credential status: checked on receipt, recorded with the credential. */
+  status: StatusService;
 }
 
 /** Options of {@link CredentialHolder.acceptOffer}. */
@@ -71,6 +76,16 @@ export class CredentialHolder {
     return this.#d.resolveDid;
   }
 
+  /** Contexts that are not bundled (`JSONLD_CONTEXT_ALLOW`), for proof verification. */
+  get contexts(): RemoteContexts | undefined {
+    return this.#d.contexts;
+  }
+
+  /** Credential status (checks on receipt; the status kept with each credential). */
+  get status(): StatusService {
+    return this.#d.status;
+  }
+
   /** The exchange record `id` with its org, or undefined when there is none. */
   async find(id: string): Promise<{ orgId: string; record: CredentialExchangeRecord } | undefined> {
     const entry = await readExchange(this.#d.kv, id);
@@ -89,12 +104,12 @@ export class CredentialHolder {
   listW3c(
     orgId: string,
     q: { limit: number; cursor?: string },
-  ): Promise<Page<W3cCredentialRecord>> {
+  ): Promise<Page<W3cCredentialView>> {
     return listW3cCredentials(this.#d.kv, orgId, q);
   }
 
   /** One stored W3C credential of the org; 404 when there is none. */
-  async getW3c(orgId: string, id: string): Promise<W3cCredentialRecord> {
+  async getW3c(orgId: string, id: string): Promise<W3cCredentialView> {
     const r = await readW3cCredential(this.#d.kv, orgId, id);
     if (!r) throw notFound(`No W3C credential "${id}" in organization "${orgId}".`);
     return r;

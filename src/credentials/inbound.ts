@@ -197,9 +197,17 @@ export function holderHandlers(
     if (!problem) {
       const result = await verifyCredential(vc, {
         resolveDid: holder.resolveDid,
+        contexts: holder.contexts,
         now: new Date(now),
       });
       if (!result.verified) problem = `credential proof does not verify (${result.error})`;
+    }
+    // Status on receipt: a revoked credential is refused; an unknown status is kept as such.
+    const status = problem
+      ? undefined
+      : await holder.status.statusOf({ format: "ldp_vc", credential: vc });
+    if (status?.state === "revoked") {
+      problem = `the credential is revoked by its issuer (status list)`;
     }
     let next: StoredExchange;
     if (problem) {
@@ -217,6 +225,12 @@ export function holderHandlers(
     } else {
       const w3c = newW3cRecord({ id: uuidv7(now), credential: vc, exchange: stored.record, now });
       addW3cCredential(op, orgId, w3c);
+      holder.status.record(op, {
+        orgId,
+        id: w3c.id,
+        subject: { format: "ldp_vc", credential: vc },
+        status: status!,
+      });
       next = {
         ...stored,
         record: withState(stored.record, "credential-received", now, {

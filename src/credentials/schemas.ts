@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { uuidSchema } from "../http/mod.ts";
+import { CredentialStatusSchema } from "../status/mod.ts";
 import { CREDENTIAL_STATES } from "./record.ts";
 
 /** Body of accept-credential and decline-offer: `{credentialRecordId}`. */
@@ -79,6 +80,7 @@ export const W3cCredentialSchema = z.object({
     proofTypes: z.array(z.string()),
     givenId: z.string().optional(),
   }),
+  status: CredentialStatusSchema,
 }).openapi("W3cCredentialRecord");
 
 /** A page of W3C credentials. */

@@ -14,6 +14,7 @@
  * @module
  */
 import { keys, listPage, type Page } from "../kv/mod.ts";
+import { type CredentialStatus, withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type { CredentialExchangeRecord, CredentialState, StoredExchange } from "./record.ts";
 
@@ -37,6 +38,9 @@ export interface W3cCredentialRecord {
     givenId?: string;
   };
 }
+
+/** A stored W3C credential as the API shows it: with its top-level `status` (kept by `status/`). */
+export type W3cCredentialView = W3cCredentialRecord & { status: CredentialStatus };
 
 /** Reads an exchange by id alone (through `credentialById`). */
 export async function readExchange(
@@ -194,20 +198,22 @@ export async function listExchanges(
   return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
 }
 
-/** One page of an org's stored W3C credentials, newest first. */
-export function listW3cCredentials(
+/** One page of an org's stored W3C credentials, newest first, each with its status. */
+export async function listW3cCredentials(
   kv: Deno.Kv,
   orgId: string,
   q: { limit: number; cursor?: string },
-): Promise<Page<W3cCredentialRecord>> {
-  return listPage<W3cCredentialRecord>(kv, keys.w3cCredentialPrefix(orgId), q);
+): Promise<Page<W3cCredentialView>> {
+  const page = await listPage<W3cCredentialRecord>(kv, keys.w3cCredentialPrefix(orgId), q);
+  return { data: await withStatuses(kv, orgId, page.data), nextCursor: page.nextCursor };
 }
 
-/** One stored W3C credential of `orgId`, or undefined. */
+/** One stored W3C credential of `orgId` with its status, or undefined. */
 export async function readW3cCredential(
   kv: Deno.Kv,
   orgId: string,
   id: string,
-): Promise<W3cCredentialRecord | undefined> {
-  return (await kv.get<W3cCredentialRecord>(keys.w3cCredential(orgId, id))).value ?? undefined;
+): Promise<W3cCredentialView | undefined> {
+  const r = (await kv.get<W3cCredentialRecord>(keys.w3cCredential(orgId, id))).value;
+  return r ? (await withStatuses(kv, orgId, [r]))[0] : undefined;
 }

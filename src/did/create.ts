@@ -12,6 +12,7 @@ import { jwkMethod } from "./methods/jwk.ts";
 import { keyMethod } from "./methods/key.ts";
 import { driverMethods } from "./methods/driver.ts";
 import { createPeerMethod } from "./methods/peer.ts";
+import { createPlcMethod } from "./methods/plc.ts";
 import { pluginDrivers } from "./methods/plugins.ts";
 import { createUniversalResolver } from "./methods/universal.ts";
 import { createWebMethod } from "./methods/web.ts";
@@ -28,6 +29,7 @@ export interface DidResolverDeps {
     | "didCacheTtlSeconds"
     | "didCacheMaxStaleSeconds"
     | "universalResolverUrl"
+    | "didPlcDirectoryUrl"
     | "didEthrNetworks"
     | "didPolygonNetworks"
     | "didDriverTimeoutMs"
@@ -68,9 +70,10 @@ export interface DidResolver extends CachingResolver {
 
 /**
  * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
- * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), the plug-in drivers of
- * `methods/plugins.ts` (did:pkh; did:ethr and did:polygon when configured), and the universal
- * resolver for other methods when `UNIVERSAL_RESOLVER_URL` is set.
+ * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), did:plc (from the verified log of
+ * `DID_PLC_DIRECTORY_URL`), the plug-in drivers of `methods/plugins.ts` (did:pkh; did:ethr and
+ * did:polygon when configured), and the universal resolver for other methods when
+ * `UNIVERSAL_RESOLVER_URL` is set.
  */
 export function createDidResolver(
   deps: DidResolverDeps,
@@ -91,6 +94,11 @@ export function createDidResolver(
       useHttp: !deps.config.outbound.requireHttps,
       timeoutMs: options.webTimeoutMs,
       maxBytes: options.webMaxBytes,
+    }),
+    createPlcMethod({
+      safeFetch: deps.safeFetch,
+      directoryUrl: deps.config.didPlcDirectoryUrl,
+      timeoutMs: options.webTimeoutMs,
     }),
     ...driverMethods(
       pluginDrivers({

@@ -102,7 +102,8 @@ const route = (isPublic: boolean, universal: boolean) =>
     description: (universal
       ? "The DIF Universal Resolver API over the same resolver, cache and auth rule as `/dids`. "
       : "") +
-      "Resolves did:key, did:jwk, did:peer (0, 2, 4), did:web and, when configured, other methods " +
+      "Resolves did:key, did:jwk, did:peer (0, 2, 4), did:web, did:webvh, did:plc (from the " +
+      "verified operation log of `DID_PLC_DIRECTORY_URL`) and, when configured, other methods " +
       "through a universal resolver. The path is taken raw (`did:web:example.com%3A3000` " +
       "stays as written); a path starting with `did%3A` is percent-decoded once. " +
       "A DID URL is dereferenced: the fragment arrives encoded (`%23key-1`), the DID parameters " +
@@ -122,6 +123,9 @@ const route = (isPublic: boolean, universal: boolean) =>
         service: z.string().optional(),
         relativeRef: z.string().optional(),
         versionId: z.string().optional(),
+        versionTime: z.string().optional().openapi({
+          description: "did:webvh and did:plc: the version in effect at this RFC 3339 time",
+        }),
       }),
     },
     responses: {

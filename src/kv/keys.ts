@@ -35,10 +35,21 @@
  * | `["credential_by_id", id]` | pointer `orgId` of an exchange record |
  * | `["credential_by_thread", orgId, threadId]` | pointer to an exchange record id |
  * | `["w3c_credential", orgId, id]` | a stored W3C verifiable credential |
+ * | `["proof", orgId, id]` | proof exchange record (Present Proof 2.0, prover) |
+ * | `["proof_request", orgId, id]` | its DIF PE request attachment (definition, challenge, domain) |
+ * | `["proof_by_id", id]` | pointer `orgId` of a proof exchange record |
+ * | `["proof_by_thread", orgId, threadId]` | pointer to a proof exchange record id |
  * | `["oid4vc_offer", orgId, id]` | OpenID4VCI offer record (pre-authorized code sealed) |
  * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
  * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
  * | `["sd_jwt_credential_part", orgId, id, i]` | part `i` of its `{claims, compact}` JSON |
+ * | `["oid4vp_request", orgId, id]` | OpenID4VP presentation request record and what answering needs |
+ * | `["oid4vp_answering", orgId, id]` | lease of an accept or decline in progress (60 s) |
+ * | `["jsonld_context", url]` | a JSON-LD context fetched once from a `JSONLD_CONTEXT_ALLOW` prefix |
+ * | `["credential_status", orgId, id]` | a stored credential's status: what to check, the last answer |
+ * | `["credential_status_due", atMs, orgId, id]` | pointer: that status is due for a recheck at `atMs` |
+ * | `["status_list", url]` | a verified status list (credential or `statuslist+jwt`), until its `ttl`/`exp` |
+ * | `["status_recheck_tick", tickMs]` | the recheck cron tick at `tickMs`, taken by one process |
  */
 export const keys = {
   healthProbe: () => ["health", "probe"] as const,
@@ -92,6 +103,12 @@ export const keys = {
   w3cCredential: (orgId: string, id: string) => ["w3c_credential", orgId, id] as const,
   w3cCredentialPrefix: (orgId: string) => ["w3c_credential", orgId] as const,
 
+  proof: (orgId: string, id: string) => ["proof", orgId, id] as const,
+  proofPrefix: (orgId: string) => ["proof", orgId] as const,
+  proofRequest: (orgId: string, id: string) => ["proof_request", orgId, id] as const,
+  proofById: (id: string) => ["proof_by_id", id] as const,
+  proofByThread: (orgId: string, threadId: string) => ["proof_by_thread", orgId, threadId] as const,
+
   oid4vcOffer: (orgId: string, id: string) => ["oid4vc_offer", orgId, id] as const,
   oid4vcOfferPrefix: (orgId: string) => ["oid4vc_offer", orgId] as const,
   oid4vcAccepting: (orgId: string, id: string) => ["oid4vc_accepting", orgId, id] as const,
@@ -99,4 +116,15 @@ export const keys = {
   sdJwtCredentialPrefix: (orgId: string) => ["sd_jwt_credential", orgId] as const,
   sdJwtCredentialPart: (orgId: string, id: string, i: number) =>
     ["sd_jwt_credential_part", orgId, id, i] as const,
+
+  oid4vpRequest: (orgId: string, id: string) => ["oid4vp_request", orgId, id] as const,
+  oid4vpRequestPrefix: (orgId: string) => ["oid4vp_request", orgId] as const,
+  oid4vpAnswering: (orgId: string, id: string) => ["oid4vp_answering", orgId, id] as const,
+  jsonldContext: (url: string) => ["jsonld_context", url] as const,
+  credentialStatus: (orgId: string, id: string) => ["credential_status", orgId, id] as const,
+  credentialStatusDue: (atMs: number, orgId: string, id: string) =>
+    ["credential_status_due", atMs, orgId, id] as const,
+  credentialStatusDuePrefix: () => ["credential_status_due"] as const,
+  statusList: (url: string) => ["status_list", url] as const,
+  statusRecheckTick: (tickMs: number) => ["status_recheck_tick", tickMs] as const,
 };

@@ -14,6 +14,7 @@ import { badRequest, conflict, notFound } from "../errors.ts";
 import { commitOrConflict, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
+import type { CredentialStatus, StatusService } from "../status/mod.ts";
 import { IssuerHttp } from "./issuer_http.ts";
 import { loadIssuerProfile, loadOffer, parseOffer, PRE_AUTHORIZED_GRANT } from "./offer.ts";
 import { type ProofKey, requestCredentials } from "./issuance.ts";
@@ -22,6 +23,7 @@ import {
   type OfferRecord,
   type OfferState,
   type SdJwtCredentialRecord,
+  type SdJwtCredentialView,
   type StoredOffer,
 } from "./record.ts";
 import { CredentialRejected, verifySdJwtVc } from "./sd_jwt.ts";
@@ -44,6 +46,8 @@ export interface Oid4vcHolderDeps {
   resolver: DidResolver;
   dispatcher: Dispatcher;
   now: () => number;
+  /** Credential status: checked before a credential is stored, recorded with it. */
+  status: StatusService;
 }
 
 const ACCEPT_LEASE_MS = 60_000;
@@ -120,6 +124,7 @@ export class Oid4vcHolder {
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<OfferRecord> & { state: OfferState },
     credentials: SdJwtCredentialRecord[] = [],
+    statuses = new Map<string, CredentialStatus>(),
   ): Promise<OfferRecord> {
     const now = this.#d.now();
     const next: StoredOffer = {
@@ -128,7 +133,18 @@ export class Oid4vcHolder {
     };
     const op = this.#d.kv.atomic();
     addOfferUpdate(op, entry, next, now);
-    for (const c of credentials) addCredential(op, c);
+    for (const c of credentials) {
+      addCredential(op, c);
+      const status = statuses.get(c.id);
+      if (status) {
+        this.#d.status.record(op, {
+          orgId: c.orgId,
+          id: c.id,
+          subject: { format: "dc+sd-jwt", compact: c.compact },
+          status,
+        });
+      }
+    }
     await commitOrConflict(
       op,
       `Credential offer "${next.record.id}" was changed by another request; read it again.`,
@@ -188,6 +204,7 @@ export class Oid4vcHolder {
         return await this.#commitState(entry, { state: "failed", errorMessage: err.message });
       }
       const credentials: SdJwtCredentialRecord[] = [];
+      const statuses = new Map<string, CredentialStatus>();
       try {
         for (const c of issued) {
           const verified = await verifySdJwtVc(c.compact, {
@@ -202,9 +219,16 @@ export class Oid4vcHolder {
             holderKid: key.kid,
             holderJwk: key.publicJwk,
           });
+          // Status before it is stored: a revoked credential is refused, an unknown one kept.
+          const status = await this.#d.status.statusOf({ format: "dc+sd-jwt", compact: c.compact });
+          if (status.state === "revoked") {
+            throw new CredentialRejected("it is revoked by its issuer (status list)");
+          }
           const now = this.#d.now();
+          const credentialId = uuidv7(now);
+          statuses.set(credentialId, status);
           credentials.push({
-            id: uuidv7(now),
+            id: credentialId,
             orgId,
             offerId: id,
             vct: verified.vct,
@@ -228,6 +252,7 @@ export class Oid4vcHolder {
         entry,
         { state: "done", credentialIds: credentials.map((c) => c.id) },
         credentials,
+        statuses,
       );
     } finally {
       await release();
@@ -281,7 +306,7 @@ export class Oid4vcHolder {
   }
 
   /** One stored SD-JWT VC of the org. */
-  async credential(orgId: string, id: string): Promise<SdJwtCredentialRecord> {
+  async credential(orgId: string, id: string): Promise<SdJwtCredentialView> {
     const c = await readCredential(this.#d.kv, orgId, id);
     if (!c) throw notFound(`No SD-JWT credential "${id}" exists in organization "${orgId}".`);
     return c;
@@ -291,7 +316,7 @@ export class Oid4vcHolder {
   credentials(
     orgId: string,
     q: { limit: number; cursor?: string },
-  ): Promise<Page<SdJwtCredentialRecord>> {
+  ): Promise<Page<SdJwtCredentialView>> {
     return listCredentials(this.#d.kv, orgId, q);
   }
 }

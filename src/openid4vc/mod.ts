@@ -6,4 +6,10 @@
  */
 export { Oid4vcHolder, type Oid4vcHolderDeps } from "./holder.ts";
 export { type Oid4vcRoutesDeps, openid4vcRoutes } from "./routes.ts";
-export type { OfferRecord, OfferState, SdJwtCredentialRecord } from "./record.ts";
+export type {
+  OfferRecord,
+  OfferState,
+  SdJwtCredentialRecord,
+  SdJwtCredentialView,
+} from "./record.ts";
+export { SdJwtCredentialSchema } from "./schemas.ts";

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { CredentialStatus } from "../status/mod.ts";
 import type { IssuerProfile } from "./offer.ts";
 
 /** States of an offer record. */
@@ -51,3 +52,6 @@ export interface SdJwtCredentialRecord {
   compact: string;
   createdAt: string;
 }
+
+/** A stored SD-JWT VC as reads return it: with its top-level `status` (kept by `status/`). */
+export type SdJwtCredentialView = SdJwtCredentialRecord & { status: CredentialStatus };

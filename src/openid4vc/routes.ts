@@ -15,6 +15,7 @@ import {
   requireOrg,
   type TokenVerifier,
 } from "../http/mod.ts";
+import { badRequest } from "../errors.ts";
 import type { Oid4vcHolder } from "./holder.ts";
 import {
   AcceptOpenidOfferBody,
@@ -35,6 +36,18 @@ export interface Oid4vcRoutesDeps {
 }
 
 const TAG = ["openid4vc"];
+
+/** An OpenID4VP authorization request (by its scheme, or a link with `response_type=vp_token`). */
+function isPresentationRequest(uri: string): boolean {
+  const t = uri.trim();
+  if (/^(openid4vp|haip|eudi-openid4vp|mdoc-openid4vp):/i.test(t)) return true;
+  const q = t.indexOf("?");
+  if (q < 0) return false;
+  const params = new URLSearchParams(t.slice(q + 1));
+  return !params.has("credential_offer") && !params.has("credential_offer_uri") &&
+    (params.get("response_type") === "vp_token" ||
+      (params.has("client_id") && params.has("request_uri")));
+}
 
 /** The OpenID4VCI holder routes. */
 export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
@@ -61,6 +74,11 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
     async (c) => {
       const { orgId } = c.req.valid("param");
       const { credentialOffer } = c.req.valid("json");
+      if (isPresentationRequest(credentialOffer)) {
+        throw badRequest(
+          `This is an OpenID4VP presentation request, not a credential offer; post it as {"request": …} to /orgs/${orgId}/openid4vp/requests.`,
+        );
+      }
       return c.json(await openid4vc.receiveOffer(orgId, credentialOffer), 201);
     },
   );

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { CredentialStatusSchema } from "../status/mod.ts";
 import { uuidSchema } from "../http/mod.ts";
 
 export const OFFER_STATES = ["offer-received", "done", "declined", "failed"] as const;
@@ -72,6 +73,7 @@ export const SdJwtCredentialSchema = z.object({
   claims: z.record(z.string(), z.unknown()),
   compact: z.string(),
   createdAt: z.string().openapi({ format: "date-time" }),
+  status: CredentialStatusSchema,
 }).openapi("SdJwtCredential");
 
 /** A page of SD-JWT VCs. */

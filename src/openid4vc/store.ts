@@ -10,8 +10,15 @@
  * @module
  */
 import { keys, listPage, type Page } from "../kv/mod.ts";
+import { withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
-import type { OfferRecord, OfferState, SdJwtCredentialRecord, StoredOffer } from "./record.ts";
+import type {
+  OfferRecord,
+  OfferState,
+  SdJwtCredentialRecord,
+  SdJwtCredentialView,
+  StoredOffer,
+} from "./record.ts";
 
 const PART_BYTES = 60_000;
 const encoder = new TextEncoder();
@@ -91,7 +98,8 @@ export function addCredential(op: Deno.AtomicOperation, c: SdJwtCredentialRecord
   }
 }
 
-async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCredentialRecord> {
+/** The credential from its head and parts, with its status (kept by `status/`). */
+async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCredentialView> {
   const partKeys = Array.from(
     { length: head.parts },
     (_, i) => keys.sdJwtCredentialPart(head.orgId, head.id, i),
@@ -113,7 +121,7 @@ async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCreden
   }
   const { claims, compact } = JSON.parse(decoder.decode(all));
   const { parts: _parts, ...rest } = head;
-  return { ...rest, claims, compact };
+  return (await withStatuses(kv, head.orgId, [{ ...rest, claims, compact }]))[0]!;
 }
 
 /** One stored credential of `orgId`, or undefined. */
@@ -121,7 +129,7 @@ export async function readCredential(
   kv: Deno.Kv,
   orgId: string,
   id: string,
-): Promise<SdJwtCredentialRecord | undefined> {
+): Promise<SdJwtCredentialView | undefined> {
   const head = (await kv.get<CredentialHead>(keys.sdJwtCredential(orgId, id))).value;
   return head ? await withParts(kv, head) : undefined;
 }
@@ -131,8 +139,8 @@ export function listCredentials(
   kv: Deno.Kv,
   orgId: string,
   q: { limit: number; cursor?: string },
-): Promise<Page<SdJwtCredentialRecord>> {
-  return listPage<CredentialHead, SdJwtCredentialRecord>(kv, keys.sdJwtCredentialPrefix(orgId), {
+): Promise<Page<SdJwtCredentialView>> {
+  return listPage<CredentialHead, SdJwtCredentialView>(kv, keys.sdJwtCredentialPrefix(orgId), {
     ...q,
     map: (head) => withParts(kv, head),
   });

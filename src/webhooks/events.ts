@@ -1,7 +1,10 @@
 /** The event catalogue (CONTRACT.md "Notifications"). */
 export const EVENT_TYPES = [
   "credential.state_changed",
+  "credential.status_changed",
   "connection.state_changed",
+  "presentation.state_changed",
+  "proof.state_changed",
   "agent.configured",
   "webhook.test",
   "message.delivery_failed",

@@ -16,6 +16,7 @@ Deno.test("GET agents: the configuration with did, verkey and policy, never the 
     assert.deepEqual(Object.keys(got).sort(), [
       "agentEndpoint",
       "autoAcceptCredentials",
+      "autoAcceptProofs",
       "createdAt",
       "did",
       "id",
@@ -27,6 +28,7 @@ Deno.test("GET agents: the configuration with did, verkey and policy, never the 
     assert.equal(got.id, data.id);
     assert.equal(got.did, data.did);
     assert.equal(got.autoAcceptCredentials, "never");
+    assert.equal(got.autoAcceptProofs, "never");
     const rec = (await ctx.kv.get<AgentRecord>(keys.agent("org-a"))).value!;
     assert.equal(got.verkey, rec.verkey);
     const text = JSON.stringify(got);
@@ -89,8 +91,14 @@ Deno.test("PATCH agents: endpoint changes the DID (same key), policy is set, key
       }),
       200,
     );
+    const proofs = await expectJson(
+      await ctx.call("PATCH", AGENTS, { token, body: { autoAcceptProofs: "always" } }),
+      200,
+    );
+    assert.equal(proofs.autoAcceptProofs, "always");
     const after = await expectJson(await ctx.call("GET", AGENTS, { token }), 200);
     assert.equal(after.autoAcceptCredentials, "contentApproved");
+    assert.equal(after.autoAcceptProofs, "always");
     assert.equal(after.agentEndpoint, "https://relay.example.com/didcomm");
   } finally {
     await ctx.close();
@@ -111,6 +119,7 @@ Deno.test("PATCH agents: 400 for empty, unknown or bad fields; 404 when none; 40
         {},
         { walletName: "Renamed" },
         { autoAcceptCredentials: "sometimes" },
+        { autoAcceptProofs: "contentApproved" },
         { apiKey: "short" },
         { agentEndpoint: "https://u:p@example.com/" },
       ]

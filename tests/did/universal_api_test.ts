@@ -51,7 +51,7 @@ Deno.test("/1.0/methods, /1.0/testIdentifiers (every example resolves here), /1.
   try {
     const token = await ctx.token();
     const methods = await (await ctx.call("GET", "/1.0/methods", { token })).json();
-    assert.deepEqual(methods, ["key", "jwk", "peer", "web", "webvh", "pkh"]);
+    assert.deepEqual(methods, ["key", "jwk", "peer", "web", "webvh", "plc", "pkh"]);
 
     const res = await ctx.call("GET", "/1.0/testIdentifiers", { token });
     assert.equal(res.status, 200);

@@ -54,3 +54,12 @@ export const urClientsInterop: { ignore: boolean } = interopOptions(
   UR_CLIENTS_DIR,
   "node_modules/@veramo/did-resolver/package.json",
 );
+
+/** The PLC directory peer's folder (`@did-plc/server` and `@did-plc/lib`). */
+export const PLC_PEER_DIR = new URL("./plc_peer/", import.meta.url);
+
+/** Options of the did:plc tests that run the real PLC directory. */
+export const plcInterop: { ignore: boolean } = interopOptions(
+  PLC_PEER_DIR,
+  "node_modules/@did-plc/server/package.json",
+);

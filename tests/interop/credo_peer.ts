@@ -1,5 +1,5 @@
 /**
- * Launcher for the real Credo (credo-ts 0.6 alpha) DIDComm v1 ISSUER peer in
+ * Launcher for the real Credo (credo-ts 0.6.3) DIDComm v1 ISSUER and VERIFIER peer in
  * `tests/interop/credo_peer/issuer.mjs`. Spawns it with Node.js on free 127.0.0.1 ports,
  * waits for its `READY {...}` line and wraps its JSON control API.
  *
@@ -54,6 +54,34 @@ export interface CredoCredentialExchange {
   formatData?: Record<string, unknown>;
 }
 
+/** A Credo proof exchange record (verifier role) as the control API returns it. */
+export interface CredoProofExchange {
+  id: string;
+  state: string;
+  role: string;
+  threadId: string;
+  connectionId: string | null;
+  protocolVersion: string;
+  /** Credo's own verdict on the presentation it received. */
+  isVerified: boolean | null;
+  errorMessage: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  /** Only from {@link CredoIssuer.proof}: request/presentation format data. */
+  formatData?: Record<string, unknown>;
+}
+
+/** Options of {@link CredoIssuer.requestProof}. */
+export interface CredoProofRequestOptions {
+  connectionId: string;
+  /** Default: one descriptor asking for `$.credentialSubject.name`. */
+  presentationDefinition?: Record<string, unknown>;
+  /** Default: 32 random bytes (Credo's own). */
+  challenge?: string;
+  domain?: string;
+  comment?: string;
+}
+
 /** A received trust ping response. */
 export interface CredoTrustPingResponse {
   connectionId: string | null;
@@ -97,6 +125,10 @@ export interface CredoOfferOptions {
   proofType?: string;
   /** Extra inline JSON-LD context replacing `{ name: "https://schema.org/name" }`. */
   context?: Record<string, unknown>;
+  /** Every context after the VC 1.1 one (URLs or inline), replacing `context`. */
+  contexts?: unknown[];
+  /** The credential's `credentialStatus` (e.g. a BitstringStatusListEntry), signed with it. */
+  credentialStatus?: unknown;
   comment?: string;
 }
 
@@ -126,7 +158,25 @@ export interface CredoIssuer {
   offerCredential(
     options: CredoOfferOptions,
   ): Promise<{ credentialExchangeId: string; threadId: string }>;
+  /**
+   * Credo signs a JSON-LD credential (Ed25519Signature2018) with the issuer's key, or with
+   * `signer: "other"` with another key of its own whatever issuer the credential names.
+   */
+  signCredential(
+    credential: Record<string, unknown>,
+    signer?: "issuer" | "other",
+  ): Promise<Record<string, unknown>>;
   credentials(): Promise<CredoCredentialExchange[]>;
+  /** Present Proof 2.0 request with a DIF PE definition (Credo as verifier). */
+  requestProof(
+    options: CredoProofRequestOptions,
+  ): Promise<{ proofExchangeId: string; threadId: string }>;
+  proofs(): Promise<CredoProofExchange[]>;
+  proof(id: string): Promise<CredoProofExchange>;
+  /** Polls until the proof exchange reaches `state` (default done). */
+  waitForProof(id: string, state?: string, timeoutMs?: number): Promise<CredoProofExchange>;
+  /** While paused, Credo's DIDComm endpoint answers 503 to everything (a peer that is down). */
+  pauseInbound(paused: boolean): Promise<{ paused: boolean }>;
   credential(id: string): Promise<CredoCredentialExchange>;
   problemReports(): Promise<CredoProblemReport[]>;
   messages(options?: { direction?: "in" | "out"; full?: boolean }): Promise<CredoLoggedMessage[]>;
@@ -197,7 +247,18 @@ export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promis
     rotate: (id) => api("POST", `/connections/${encodeURIComponent(id)}/rotate`),
     hangup: (id) => api("POST", `/connections/${encodeURIComponent(id)}/hangup`),
     offerCredential: (offer) => api("POST", "/credentials/offer", offer),
+    signCredential: (credential, signer = "issuer") =>
+      api("POST", "/sign-credential", { credential, signer }),
     credentials: () => api("GET", "/credentials"),
+    requestProof: (options) => api("POST", "/proofs/request", options),
+    proofs: () => api("GET", "/proofs"),
+    proof: (id) => api("GET", `/proofs/${encodeURIComponent(id)}`),
+    waitForProof: (id, state = "done", timeoutMs = 15000) =>
+      poll(`proof exchange ${id} in state ${state}`, async () => {
+        const record = await issuer.proof(id);
+        return record.state === state ? record : undefined;
+      }, timeoutMs),
+    pauseInbound: (paused) => api("POST", "/inbound", { paused }),
     credential: (id) => api("GET", `/credentials/${encodeURIComponent(id)}`),
     problemReports: () => api("GET", "/problem-reports"),
     messages: ({ direction = "in", full = false } = {}) =>

@@ -39,7 +39,7 @@ export async function withCredoIssuer(
  * creation response body and the completed connection.
  */
 export async function receiveInvitation(
-  ctx: ServedContext,
+  ctx: Pick<ServedContext, "call">,
   orgId: string,
   token: string,
   invitationUrl: string,

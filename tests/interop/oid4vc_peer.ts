@@ -67,6 +67,8 @@ export interface Oid4vcOfferOptions {
   txCode?: boolean;
   /** The OpenID4VCI version of the offer (Credo's names); default "v1". */
   version?: "v1" | "v1.draft15" | "v1.draft11-14";
+  /** A `status.status_list` claim: index `idx` of the peer's status list `list` (its id). */
+  status?: { list: string; idx: number };
 }
 
 /** Answer of {@link Oid4vcIssuer.createOffer}. */

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createIdp } from "../support/context.ts";
 import { serviceEnv } from "../support/service_process.ts";
 
-Deno.test("src/main.ts registers the outbox cron while it is evaluated, before any await and before Deno.serve", async () => {
+Deno.test("src/main.ts registers the outbox and status recheck crons while it is evaluated, before any await and before Deno.serve", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cron_" });
   try {
     const out = await new Deno.Command(Deno.execPath(), {
@@ -21,7 +21,12 @@ Deno.test("src/main.ts registers the outbox cron while it is evaluated, before a
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     const events = JSON.parse(/EVENTS (.*)/.exec(stdout)![1]!);
     // Before the first I/O the service awaits (opening KV), and before the server starts.
-    assert.deepEqual(events, ["cron:outbox-dispatch:during evaluation", "openKv", "serve"]);
+    assert.deepEqual(events, [
+      "cron:outbox-dispatch:during evaluation",
+      "cron:credential-status-recheck:during evaluation",
+      "openKv",
+      "serve",
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -10,6 +10,7 @@ import type { Page } from "puppeteer-core";
 import { clickLabeled, type El, ignore, launch, shot, text, watch, type Win } from "./browser.ts";
 import { configureAgent, servedContext } from "../didcomm/helpers.ts";
 import { didHost, json, webDoc } from "../did/did_host.ts";
+import { plcDirectory } from "../did/plc_directory.ts";
 import { receiver, register, sendTest } from "../webhooks/helpers.ts";
 import { waitFor } from "../support/wait.ts";
 import {
@@ -45,8 +46,17 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const host = didHost({ "/.well-known/did.json": (_req, did) => json(webDoc(did)) });
+    // A did:plc example, its audit log served by a local stand-in for the PLC directory.
+    const plcLog = JSON.parse(
+      Deno.readTextFileSync(new URL("../did/vectors/plc/log_bskyapp.json", import.meta.url)),
+    );
+    const plc = plcDirectory({ logs: { [plcLog[0].did]: plcLog } });
     const ctx = await servedContext({
-      env: { DID_RESOLUTION_PUBLIC: "true", DID_TEST_IDENTIFIERS: host.did },
+      env: {
+        DID_RESOLUTION_PUBLIC: "true",
+        DID_TEST_IDENTIFIERS: `${host.did},${plcLog[0].did}`,
+        DID_PLC_DIRECTORY_URL: plc.url,
+      },
     });
     const { browser, close } = await launch();
     try {
@@ -57,14 +67,14 @@ Deno.test({
       assert.equal(res?.status(), 200);
       assert.match(res!.headers()["content-security-policy"]!, /script-src 'self'/);
 
-      // Examples: one per method from /1.0/testIdentifiers (web from DID_TEST_IDENTIFIERS).
+      // Examples: one per method from /1.0/testIdentifiers (web, plc from DID_TEST_IDENTIFIERS).
       await page.waitForSelector("#examples button");
       const examples = await page.$$eval(
         "#examples button",
         (bs) => bs.map((b) => ({ label: b.textContent!, did: b.getAttribute("data-did")! })),
       );
       const labels = examples.map((e) => e.label);
-      for (const m of ["did:key", "did:jwk", "did:peer", "did:web"]) {
+      for (const m of ["did:key", "did:jwk", "did:peer", "did:web", "did:plc"]) {
         assert.ok(labels.includes(m), `${m} example in ${labels}`);
       }
 
@@ -138,6 +148,7 @@ Deno.test({
       await close();
       await ctx.close();
       await host.close();
+      await plc.close();
     }
   },
 });

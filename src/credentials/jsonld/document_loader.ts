@@ -4,6 +4,7 @@ import type {
   DocumentLoader,
   LdDidDocument,
   LdVerificationMethod,
+  RemoteContexts,
   RemoteDocument,
   ResolveDid,
 } from "./types.ts";
@@ -11,12 +12,16 @@ import type {
 /** Why the document loader refused a URL. */
 export type JsonLdLoaderErrorCode =
   | "unknown_context"
+  | "context_unavailable"
   | "did_resolver_missing"
   | "did_not_resolved"
   | "verification_method_not_found"
   | "unsupported_verification_method";
 
-/** A document loader failure; never caused by (or followed by) a network fetch. */
+/**
+ * A document loader failure. Only a context under `JSONLD_CONTEXT_ALLOW` is ever fetched
+ * (`context_unavailable` when that fails); every other refusal happens before any network call.
+ */
 export class JsonLdLoaderError extends Error {
   /** Machine-readable reason. */
   readonly code: JsonLdLoaderErrorCode;
@@ -37,6 +42,17 @@ export interface DocumentLoaderOptions {
   resolveDid?: ResolveDid;
   /** Extra context documents by URL, consulted before the bundled ones. */
   contexts?: ReadonlyMap<string, object>;
+  /** Contexts that are not bundled: the `JSONLD_CONTEXT_ALLOW` store. Default: none. */
+  remote?: RemoteContexts;
+}
+
+/** The message of a context from elsewhere, naming the context and the setting. */
+export function refusedContextMessage(url: string, allow: readonly string[]): string {
+  return `The JSON-LD context ${url} is not bundled with this service and is not under ` +
+    (allow.length === 0
+      ? "JSONLD_CONTEXT_ALLOW, which is not set; "
+      : `JSONLD_CONTEXT_ALLOW (${allow.join(", ")}); `) +
+    "an operator can allow its URL prefix there.";
 }
 
 const RELATIONSHIPS = [
@@ -48,10 +64,11 @@ const RELATIONSHIPS = [
 ] as const;
 
 /**
- * Creates an offline JSON-LD document loader.
+ * Creates a JSON-LD document loader.
  *
- * - Context URLs are answered from {@link BUNDLED_CONTEXTS} (plus `contexts`);
- *   any other URL throws a {@link JsonLdLoaderError} `unknown_context` at once.
+ * - Context URLs are answered from {@link BUNDLED_CONTEXTS} (plus `contexts`), then from
+ *   `remote` (contexts under `JSONLD_CONTEXT_ALLOW`, fetched once and kept); any other URL
+ *   throws a {@link JsonLdLoaderError} `unknown_context` at once, naming the setting.
  * - `did:…#fragment` returns that verification method, normalised to an
  *   `Ed25519VerificationKey2020` (ed25519-2020 context) whatever its original
  *   encoding (base58, multibase or JWK); both Ed25519 suites accept that form.
@@ -63,7 +80,7 @@ const RELATIONSHIPS = [
  * per verification is "cold", a reused one is "warm").
  */
 export function createDocumentLoader(options: DocumentLoaderOptions = {}): DocumentLoader {
-  const { resolveDid, contexts } = options;
+  const { resolveDid, contexts, remote } = options;
   const didCache = new Map<string, Promise<LdDidDocument>>();
 
   function resolve(did: string, url: string): Promise<LdDidDocument> {
@@ -104,11 +121,8 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): Docum
       };
     }
 
-    throw new JsonLdLoaderError(
-      "unknown_context",
-      url,
-      `JSON-LD document ${url} is not bundled; remote documents are never fetched`,
-    );
+    if (remote) return { contextUrl: null, documentUrl: url, document: await remote.load(url) };
+    throw new JsonLdLoaderError("unknown_context", url, refusedContextMessage(url, []));
   };
 }
 

@@ -42,3 +42,11 @@ export interface RemoteDocument {
 
 /** A `jsonld` document loader: URL → remote document; throws on failure. */
 export type DocumentLoader = (url: string) => Promise<RemoteDocument>;
+
+/**
+ * Where a document loader finds contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW`
+ * store). `load` throws a `JsonLdLoaderError` when the context may not or cannot be had.
+ */
+export interface RemoteContexts {
+  load(url: string): Promise<object>;
+}

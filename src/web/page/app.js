@@ -5,6 +5,9 @@
 //   servedFromCache is the service's own answer; redirects are not followed (they may lead
 //   to other hosts).
 
+import { presentationRequests } from "./presentations.js";
+import { proofRequests } from "./proofs.js";
+
 let token = "";
 
 const $ = (id) => document.getElementById(id);
@@ -227,6 +230,8 @@ function forget() {
       "exchanges",
       "oid4vc-offers",
       "sd-jwt-credentials",
+      "oid4vp-requests",
+      "proofs",
     ]
   ) {
     $(id).replaceChildren();
@@ -247,6 +252,8 @@ async function loadConsole() {
     loadExchanges(),
     loadOffers(),
     loadSdJwtCredentials(),
+    presentations.load(),
+    loadProofs(),
   ]);
 }
 
@@ -263,6 +270,7 @@ async function loadAgent() {
     ["Endpoint", a.agentEndpoint],
     ["DID", a.did],
     ["Auto-accept", a.autoAcceptCredentials],
+    ["Auto-accept proofs", a.autoAcceptProofs],
     ["Configured", a.createdAt],
     ["API key", "stored hashed; never shown"],
   ]));
@@ -508,6 +516,15 @@ async function receiveOffer() {
   await loadOffers();
 }
 
+const presentations = presentationRequests({ api, jsonOf, el, facts, problem, act, org, q });
+
+async function receivePresentationRequest() {
+  const link = $("vp-request").value.trim();
+  if (!link) return;
+  if (await presentations.receive(link)) $("vp-request").value = "";
+}
+const loadProofs = proofRequests({ api, jsonOf, el, facts, problem, act, org, q });
+
 /** POSTs an action, says how it went, then reloads its list. */
 async function act(button, path, body, reload) {
   button.disabled = true;
@@ -533,6 +550,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("offer-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     receiveOffer();
+  });
+  $("vp-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    receivePresentationRequest();
   });
   $("org").addEventListener("change", loadConsole);
   loadExamples();

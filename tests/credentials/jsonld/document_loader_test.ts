@@ -67,7 +67,8 @@ Deno.test("an unknown remote context is refused at once and never fetched", asyn
     assert.equal(result.verified, false);
     assert.equal(
       result.error,
-      `JSON-LD document ${url} is not bundled; remote documents are never fetched`,
+      `The JSON-LD context ${url} is not bundled with this service and is not under ` +
+        "JSONLD_CONTEXT_ALLOW, which is not set; an operator can allow its URL prefix there.",
     );
     assert.equal(hits, 0);
   } finally {

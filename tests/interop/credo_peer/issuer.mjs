@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Real Credo DIDComm v1 ISSUER for interop tests, driven through a JSON control API.
+// Real Credo DIDComm v1 ISSUER and VERIFIER for interop tests, driven through a JSON control API.
 // Usage: node issuer.mjs [--didcomm-port N] [--control-port N]   (0 / absent = free port)
 // Prints exactly one stdout line when ready: READY {"didcommPort":..,"controlPort":..,...}
 // Everything else (Credo logs, errors) goes to stderr. All sockets bind 127.0.0.1.
@@ -22,7 +22,7 @@ const { values } = parseArgs({
   },
 });
 
-const { agent, recorder, port: didcommPort, endpoint } = await createCredoAgent(
+const { agent, recorder, port: didcommPort, endpoint, inboundSwitch } = await createCredoAgent(
   {
     port: Number(values["didcomm-port"]),
   },
@@ -51,6 +51,7 @@ const handle = createControlApi({
   recorder,
   issuerDid,
   endpoint,
+  inboundSwitch,
   shutdown,
 });
 

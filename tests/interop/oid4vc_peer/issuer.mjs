@@ -11,6 +11,7 @@ import { ClaimFormat, RecordNotFoundError } from "@credo-ts/core";
 import { OpenId4VcIssuanceSessionState } from "@credo-ts/openid4vc";
 import express from "express";
 import { createOid4vcAgent } from "./lib/agent.mjs";
+import { createStatusLists } from "./lib/status_lists.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -107,7 +108,11 @@ function credentialRequestToCredentialMapper(
     type: "credentials",
     format: ClaimFormat.SdJwtDc,
     credentials: holderBinding.keys.map((binding) => ({
-      payload: { ...structuredClone(claims), vct: credentialConfiguration.vct ?? VCT },
+      payload: {
+        ...structuredClone(claims),
+        vct: credentialConfiguration.vct ?? VCT,
+        ...(meta.status ? { status: meta.status } : {}),
+      },
       holder: binding,
       issuer: { method: "did", didUrl: key.didUrl },
       disclosureFrame,
@@ -162,6 +167,8 @@ for (const [issuerId, kind] of Object.entries(ISSUER_KINDS)) {
   };
 }
 
+const statusLists = await createStatusLists({ agent, app, origin, issuerKeys });
+
 function sessionJson(s) {
   return {
     id: s.id,
@@ -199,7 +206,11 @@ async function createOffer(body) {
       authorizationServerUrl: info.credentialIssuer,
       txCode: body.txCode ? { input_mode: "numeric", length: 4 } : undefined,
     },
-    issuanceMetadata: { claims, disclosureFrame },
+    issuanceMetadata: {
+      claims,
+      disclosureFrame,
+      ...(body.status ? { status: statusLists.claim(body.status) } : {}),
+    },
   });
   const offer = issuanceSession.credentialOfferPayload;
   const offerUri = body.byValue
@@ -234,6 +245,8 @@ async function handle(method, path, body) {
   }
   if (method === "GET" && path === "/issuers") return { status: 200, body: issuers };
   if (method === "POST" && path === "/offers") return await createOffer(body);
+  const statusAnswer = await statusLists.handle(method, path, body);
+  if (statusAnswer) return statusAnswer;
   const m = /^\/sessions\/([^/]+)$/.exec(path);
   if (method === "GET" && m) {
     const session = await agent.openid4vc.issuer.getIssuanceSessionById(decodeURIComponent(m[1]));

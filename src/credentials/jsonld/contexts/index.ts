@@ -1,20 +1,26 @@
 /**
  * JSON-LD context documents bundled with the service, keyed by context URL.
  *
- * There is no network at run time, so every context a credential or a
- * verification method may reference has to be here. The W3C credentials,
- * security and Ed25519 suite contexts come from the digitalbazaar npm packages
- * that publish them; the DID v1 and X25519 contexts are verbatim JSON copies
+ * Contexts are never fetched from the network unless an operator allows their
+ * URL prefix (`JSONLD_CONTEXT_ALLOW`, see `context_store.ts`), so every context
+ * the field's credentials commonly reference is here. The W3C credentials,
+ * security, Ed25519 suite and status list (Bitstring Status List v1.0, Status
+ * List 2021) contexts come from the digitalbazaar npm packages that publish them; the DID v1 and X25519 contexts are verbatim JSON copies
  * (`did-context@3.1.1`, `x25519-key-agreement-2020-context@1.0.0`, and the
- * w3id.org x25519-2019 context that Credo also bundles).
+ * w3id.org x25519-2019 context that Credo also bundles), and so is the DIF Presentation Exchange
+ * submission context (`https://identity.foundation/presentation-exchange/submission/v1`, which a
+ * presentation carrying its `presentation_submission` names; Credo bundles it too).
  */
 import * as credentialsContext from "@digitalbazaar/credentials-context";
 import securityContext from "@digitalbazaar/security-context";
+import * as bitstringStatusListContext from "@digitalbazaar/vc-bitstring-status-list-context";
+import statusList2021Context from "@digitalbazaar/vc-status-list-context";
 import ed25519Signature2018Context from "ed25519-signature-2018-context";
 import ed25519Signature2020Context from "ed25519-signature-2020-context";
 import didV1 from "./did_v1.json" with { type: "json" };
 import x25519V2019 from "./x25519_2019_v1.json" with { type: "json" };
 import x25519V2020 from "./x25519_2020_v1.json" with { type: "json" };
+import presentationSubmissionV1 from "./presentation_submission_v1.json" with { type: "json" };
 
 /** W3C Verifiable Credentials Data Model 1.1 context URL. */
 export const CREDENTIALS_V1_URL = "https://www.w3.org/2018/credentials/v1";
@@ -24,6 +30,13 @@ export const CREDENTIALS_V2_URL = "https://www.w3.org/ns/credentials/v2";
 export const ED25519_2018_URL = "https://w3id.org/security/suites/ed25519-2018/v1";
 /** Ed25519Signature2020 suite context URL. */
 export const ED25519_2020_URL = "https://w3id.org/security/suites/ed25519-2020/v1";
+/** Bitstring Status List v1.0 context URL (`BitstringStatusListEntry`, `…Credential`). */
+export const STATUS_LIST_V1_URL = "https://www.w3.org/ns/credentials/status/v1";
+/** Status List 2021 context URL (`StatusList2021Entry`, `StatusList2021Credential`). */
+export const STATUS_LIST_2021_URL = "https://w3id.org/vc/status-list/2021/v1";
+/** DIF Presentation Exchange submission context URL. */
+export const PRESENTATION_SUBMISSION_URL =
+  "https://identity.foundation/presentation-exchange/submission/v1";
 /** DID Core v1 context URL. */
 export const DID_V1_URL = "https://www.w3.org/ns/did/v1";
 
@@ -48,12 +61,15 @@ const entries: Array<[string, object]> = [
   ["https://w3id.org/security/v2", fromPackage(securityContext, "https://w3id.org/security/v2")],
   [ED25519_2018_URL, fromPackage(ed25519Signature2018Context, ED25519_2018_URL)],
   [ED25519_2020_URL, fromPackage(ed25519Signature2020Context, ED25519_2020_URL)],
+  [STATUS_LIST_V1_URL, fromPackage(bitstringStatusListContext, STATUS_LIST_V1_URL)],
+  [STATUS_LIST_2021_URL, fromPackage(statusList2021Context, STATUS_LIST_2021_URL)],
   [DID_V1_URL, didV1],
   // Aliases of DID v1 that Credo's loader also answers.
   ["https://w3id.org/did/v1", didV1],
   ["https://w3.org/ns/did/v1", didV1],
   ["https://w3id.org/security/suites/x25519-2019/v1", x25519V2019],
   ["https://w3id.org/security/suites/x25519-2020/v1", x25519V2020],
+  [PRESENTATION_SUBMISSION_URL, presentationSubmissionV1],
 ];
 
 /** Every bundled context document by URL (read-only: never mutate a document). */

@@ -1,4 +1,5 @@
-// JSON control API over a Credo issuer agent (see ../README.md for the routes).
+// JSON control API over a Credo issuer and verifier agent (see ../README.md for the routes).
+import { ClaimFormat, JsonTransformer, W3cCredential } from "@credo-ts/core";
 import { DidCommHandshakeProtocol, DidCommTrustPingEventTypes } from "@credo-ts/didcomm";
 
 const CONTEXT_INLINE = { name: "https://schema.org/name" };
@@ -33,6 +34,36 @@ function credentialJson(r) {
   };
 }
 
+function proofJson(r) {
+  return {
+    id: r.id,
+    state: r.state,
+    role: r.role,
+    threadId: r.threadId,
+    connectionId: r.connectionId ?? null,
+    protocolVersion: r.protocolVersion,
+    isVerified: r.isVerified ?? null,
+    errorMessage: r.errorMessage ?? null,
+    createdAt: r.createdAt?.toISOString() ?? null,
+    updatedAt: r.updatedAt?.toISOString() ?? null,
+  };
+}
+
+/** The default request: any credential with a `credentialSubject.name` (what the issuer issues). */
+function defaultDefinition() {
+  return {
+    id: crypto.randomUUID(),
+    input_descriptors: [{
+      id: "name",
+      name: "Name",
+      purpose: "We need your name.",
+      constraints: {
+        fields: [{ path: ["$.credentialSubject.name"], filter: { type: "string" } }],
+      },
+    }],
+  };
+}
+
 function problemReportOf(entry) {
   const description = entry.message.description;
   return {
@@ -51,7 +82,7 @@ function problemReportOf(entry) {
 
 /** Returns a request handler (method, path, body, query) => {status, body}. */
 export function createControlApi(
-  { agent, recorder, issuerDid, endpoint, shutdown },
+  { agent, recorder, issuerDid, endpoint, inboundSwitch, shutdown },
 ) {
   const trustPingResponses = [];
   agent.events.on(
@@ -66,6 +97,14 @@ export function createControlApi(
     },
   );
   const didcomm = agent.didcomm;
+  let other;
+  const otherDid = async () => {
+    other ??= agent.dids.create({
+      method: "key",
+      options: { createKey: { type: { kty: "OKP", crv: "Ed25519" } } },
+    }).then((r) => r.didState.did);
+    return await other;
+  };
 
   const routes = [
     [
@@ -149,13 +188,14 @@ export function createControlApi(
             credential: {
               "@context": [
                 "https://www.w3.org/2018/credentials/v1",
-                body.context ?? CONTEXT_INLINE,
+                ...(body.contexts ?? [body.context ?? CONTEXT_INLINE]),
               ],
               type: ["VerifiableCredential"],
               issuer: issuerDid,
               issuanceDate: body.issuanceDate ??
                 new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
               credentialSubject: body.credentialSubject ?? { name: "Alice" },
+              ...(body.credentialStatus ? { credentialStatus: body.credentialStatus } : {}),
             },
             options: {
               proofType: body.proofType ?? "Ed25519Signature2018",
@@ -166,6 +206,20 @@ export function createControlApi(
       });
       if (tamper === "proof") recorder.tamperThreads.add(record.threadId);
       return { credentialExchangeId: record.id, threadId: record.threadId };
+    }],
+    ["POST", /^\/sign-credential$/, async (_m, body) => {
+      // Credo signs a JSON-LD credential (e.g. a status list credential) with the issuer's key,
+      // or with `signer: "other"` with another key (whatever issuer the credential names).
+      const signerDid = body.signer === "other" ? await otherDid() : issuerDid;
+      const verificationMethod = (await agent.dids.resolve(signerDid)).didDocument
+        .verificationMethod[0].id;
+      const signed = await agent.w3cCredentials.signCredential({
+        format: ClaimFormat.LdpVc,
+        credential: JsonTransformer.fromJSON(body.credential, W3cCredential),
+        proofType: body.proofType ?? "Ed25519Signature2018",
+        verificationMethod,
+      });
+      return JsonTransformer.toJSON(signed);
     }],
     [
       "GET",
@@ -178,6 +232,35 @@ export function createControlApi(
         ...credentialJson(record),
         formatData: await didcomm.credentials.getFormatData(record.id),
       };
+    }],
+    ["POST", /^\/proofs\/request$/, async (_m, body) => {
+      if (typeof body.connectionId !== "string") {
+        return { status: 400, body: { error: "connectionId required" } };
+      }
+      const record = await didcomm.proofs.requestProof({
+        connectionId: body.connectionId,
+        protocolVersion: "v2",
+        comment: body.comment,
+        proofFormats: {
+          presentationExchange: {
+            presentationDefinition: body.presentationDefinition ?? defaultDefinition(),
+            options: { challenge: body.challenge, domain: body.domain },
+          },
+        },
+      });
+      return { proofExchangeId: record.id, threadId: record.threadId };
+    }],
+    ["GET", /^\/proofs$/, async () => (await didcomm.proofs.getAll()).map(proofJson)],
+    ["GET", /^\/proofs\/([^/]+)$/, async (m) => {
+      const record = await didcomm.proofs.getById(m[1]);
+      return { ...proofJson(record), formatData: await didcomm.proofs.getFormatData(record.id) };
+    }],
+    ["POST", /^\/inbound$/, (_m, body) => {
+      if (typeof body.paused !== "boolean") {
+        return { status: 400, body: { error: "paused (boolean) required" } };
+      }
+      inboundSwitch.paused = body.paused;
+      return { paused: inboundSwitch.paused };
     }],
     [
       "GET",

@@ -13,9 +13,10 @@ import { mapStorage } from "../../peer_lib/map_storage.mjs";
 const { MapStorageModule } = mapStorage(core);
 
 /**
- * @param {{ app?: import("express").Express, issuer?: object, logLevel?: string,
+ * @param {{ app?: import("express").Express, issuer?: object, verifier?: object, logLevel?: string,
  *   fetch?: typeof fetch }} options
  *   `issuer`: OpenId4VcIssuerModuleConfigOptions without `app` (omit for a holder-only agent).
+ *   `verifier`: OpenId4VcVerifierModuleConfigOptions without `app` (an OpenID4VP verifier).
  *   `fetch`: replaces the agent's fetch (e.g. {@link loopbackOnlyFetch}).
  */
 export async function createOid4vcAgent(options = {}) {
@@ -30,9 +31,11 @@ export async function createOid4vcAgent(options = {}) {
       kms: new Kms.KeyManagementModule({
         backends: [new NodeKeyManagementService(new NodeInMemoryKeyManagementStorage())],
       }),
-      openid4vc: new OpenId4VcModule(
-        options.issuer ? { app: options.app, issuer: options.issuer } : {},
-      ),
+      openid4vc: new OpenId4VcModule({
+        ...(options.issuer || options.verifier ? { app: options.app } : {}),
+        ...(options.issuer ? { issuer: options.issuer } : {}),
+        ...(options.verifier ? { verifier: options.verifier } : {}),
+      }),
     },
   });
   await agent.initialize();

@@ -1,0 +1,44 @@
+/**
+ * Signs a verifiable presentation (W3C VC Data Model 1.1) with an `authentication` Linked Data
+ * proof over the verifier's `challenge` and `domain`, as DIF Presentation Exchange verifiers
+ * (Credo's `DifPresentationExchangeProofFormatService`) check it.
+ *
+ * @module
+ */
+import * as vc from "@digitalbazaar/vc";
+import { createDocumentLoader } from "./document_loader.ts";
+import { createSigningSuite, type LdProofSuiteName, type LdSigningKeyPair } from "./suite.ts";
+import type { DocumentLoader } from "./types.ts";
+
+/** Options of {@link signPresentation}. */
+export interface SignPresentationOptions {
+  /** The holder's key: `controller` is the presentation's `holder`. */
+  keyPair: LdSigningKeyPair;
+  suite: LdProofSuiteName;
+  /** The verifier's challenge (required by the `authentication` proof purpose). */
+  challenge: string;
+  domain?: string;
+  /** Proof `created` time (default: now). */
+  date?: Date;
+  /** Document loader (default: an offline loader over the bundled contexts). */
+  documentLoader?: DocumentLoader;
+}
+
+/**
+ * Adds an `authentication` proof to `presentation` (not mutated) with `@digitalbazaar/vc`
+ * `signPresentation`. Throws when the key pair is inconsistent or a context is not available.
+ */
+export async function signPresentation(
+  presentation: object,
+  options: SignPresentationOptions,
+): Promise<Record<string, unknown> & { proof: Record<string, unknown> }> {
+  const suite = await createSigningSuite(options.keyPair, options.suite, options.date);
+  const signed: unknown = await vc.signPresentation({
+    presentation: structuredClone(presentation),
+    suite,
+    challenge: options.challenge,
+    ...(options.domain !== undefined ? { domain: options.domain } : {}),
+    documentLoader: options.documentLoader ?? createDocumentLoader(),
+  });
+  return signed as Record<string, unknown> & { proof: Record<string, unknown> };
+}

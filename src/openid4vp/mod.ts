@@ -1,0 +1,12 @@
+/**
+ * OpenID4VP holder: presentation requests from verifiers (OpenID4VP 1.0, DCQL), checked and
+ * answered with exactly the requested claims of the org's SD-JWT VCs and JSON-LD credentials, and
+ * the routes.
+ *
+ * @module
+ */
+export { Oid4vpHolder, type Oid4vpHolderDeps, type StatusCheck } from "./holder.ts";
+export { type Oid4vpRoutesDeps, openid4vpRoutes } from "./routes.ts";
+export { type CredentialSource, credentialSource } from "./credential_source.ts";
+export { pemCertificates, TrustAnchors } from "./x509.ts";
+export type { PresentationRequestRecord, PresentationState } from "./record.ts";

@@ -1,0 +1,77 @@
+/**
+ * The `vp_token` of an answer: for each chosen credential query, the presentation of its stored
+ * credential. An SD-JWT VC discloses exactly the query's claim paths and carries a key binding
+ * JWT signed by the key in its `cnf`; a JSON-LD credential goes whole into a VP signed by the org's
+ * did:key.
+ *
+ * @module
+ */
+import type { Wallet } from "../agents/mod.ts";
+import { createDocumentLoader, type ResolveDid } from "../credentials/mod.ts";
+import type { DidResolver } from "../did/mod.ts";
+import type { PresentableCredential } from "./credential_source.ts";
+import { kbSignerFor, orgAgentKey } from "./holder_key.ts";
+import { presentLdp } from "./ldp_present.ts";
+import type { Oid4vpLibs } from "./libs.ts";
+import type { QueryMatch, StoredPresentationRequest } from "./record.ts";
+import type { VpToken } from "./response.ts";
+import { presentSdJwt } from "./sd_jwt_present.ts";
+
+/**
+ * A credential's status checked now (issue 26's `statusOf`, the recorded status standing where
+ * the list cannot be read now). Revoked and suspended credentials are neither offered nor
+ * presented.
+ */
+export type StatusCheck = (
+  orgId: string,
+  credential: PresentableCredential,
+) => Promise<{ state: string; message?: string }>;
+
+/** What building a presentation needs. */
+export interface PresentationDeps {
+  wallet: Wallet;
+  resolver: DidResolver;
+  now: () => number;
+}
+
+/** The presentations of the chosen credentials, by credential query. */
+export async function buildVpToken(
+  deps: PresentationDeps,
+  libs: Oid4vpLibs,
+  a: {
+    orgId: string;
+    stored: StoredPresentationRequest;
+    chosen: Map<string, QueryMatch>;
+    credentials: PresentableCredential[];
+  },
+): Promise<VpToken> {
+  const key = await orgAgentKey(deps.wallet, a.orgId);
+  const iat = Math.floor(deps.now() / 1000);
+  const { nonce, audience } = a.stored.params;
+  const resolveDid: ResolveDid = async (did) =>
+    ((await deps.resolver.resolve(did)).didDocument ?? null) as Awaited<ReturnType<ResolveDid>>;
+  const vpToken: VpToken = {};
+  for (const [queryId, match] of a.chosen) {
+    const c = a.credentials.find((x) => x.id === match.credentialId && x.format === match.format)!;
+    if (c.format === "dc+sd-jwt") {
+      const signer = kbSignerFor(c.claims.cnf, key, c.id);
+      vpToken[queryId] = [
+        await presentSdJwt(libs, c.compact!, c.claims, match.disclosedClaims, {
+          nonce,
+          aud: audience,
+          iat,
+          signer,
+        }),
+      ];
+    } else {
+      vpToken[queryId] = [
+        await presentLdp(c.claims, key, {
+          challenge: nonce,
+          domain: audience,
+          documentLoader: createDocumentLoader({ resolveDid }),
+        }),
+      ];
+    }
+  }
+  return vpToken;
+}

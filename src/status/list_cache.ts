@@ -1,0 +1,78 @@
+/**
+ * Fetched status lists, kept as long as they say: a list is used until it is older than its `ttl`
+ * (or, without one, the DID cache TTL) and never past its `exp` / `validUntil` ({@link freshUntil}).
+ * Two tiers: this process's memory (one bounded {@link Lru}) and KV (`keys.statusList(url)`,
+ * shared by every process), where a list fits one value. Only lists that verified are kept.
+ *
+ * @module
+ */
+import { keys } from "../kv/mod.ts";
+import { Lru } from "../lru.ts";
+
+/** A verified status list. */
+export interface CachedList {
+  url: string;
+  /** `ldp`: a status list credential (JSON); `jwt`: a `statuslist+jwt`. */
+  kind: "ldp" | "jwt";
+  /** The list as fetched. */
+  body: string;
+  /** The issuer it verified for. */
+  issuer: string;
+  fetchedAt: number;
+  /** Used until then (ms since epoch). */
+  freshUntil: number;
+}
+
+/**
+ * Until when a list fetched at `fetchedAt` is used: `ttlMs` after it (the default when the list
+ * gives none, or a non-positive one), and never past `expiresAt`.
+ */
+export function freshUntil(input: {
+  fetchedAt: number;
+  ttlMs?: number;
+  expiresAt?: number;
+  defaultTtlMs: number;
+}): number {
+  const ttl = input.ttlMs !== undefined && Number.isFinite(input.ttlMs) && input.ttlMs > 0
+    ? input.ttlMs
+    : input.defaultTtlMs;
+  return Math.min(input.fetchedAt + ttl, input.expiresAt ?? Infinity);
+}
+
+/** Largest list body kept in KV (one value holds 64 KiB). Larger ones stay in memory only. */
+const KV_MAX_CHARS = 60_000;
+
+/** The two-tier cache of verified lists. */
+export class StatusListCache {
+  readonly #kv: Deno.Kv;
+  readonly #memory = new Lru<CachedList>(500, {
+    maxWeight: 32 * 1024 * 1024,
+    weigh: (e) => e.body.length,
+  });
+
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  /** The list at `url` when it is still fresh at `now`. */
+  async get(url: string, kind: CachedList["kind"], now: number): Promise<CachedList | undefined> {
+    let entry = this.#memory.get(url);
+    if (!entry || entry.freshUntil <= now) {
+      entry = (await this.#kv.get<CachedList>(keys.statusList(url))).value ?? undefined;
+      if (entry && entry.freshUntil > now) this.#memory.set(url, entry);
+    }
+    return entry && entry.kind === kind && entry.freshUntil > now ? entry : undefined;
+  }
+
+  /** Keeps a verified list until its `freshUntil`. */
+  async put(entry: CachedList, now: number): Promise<void> {
+    if (entry.freshUntil <= now) return;
+    this.#memory.set(entry.url, entry);
+    if (entry.body.length <= KV_MAX_CHARS) {
+      // expireIn only collects it; freshness is `freshUntil`, checked on every read.
+      await this.#kv.set(keys.statusList(entry.url), entry, {
+        expireIn: Math.max(1000, entry.freshUntil - now),
+      });
+    }
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * A verifier made here, for the OpenID4VP holder's own tests: a real local HTTP server that hosts
+ * request objects (signed with keys the test creates: a did:key, or an X.509 chain made with
+ * `@peculiar/x509`), records what is posted to its response URIs, answers with a status the test
+ * sets, and decrypts `direct_post.jwt` answers with its own key. (The interop tests use Credo's
+ * verifier; this one reaches the corners Credo does not produce.)
+ */
+import * as x509 from "@peculiar/x509";
+import * as jose from "jose";
+import { bytesToVerkey, verkeyToDidKey } from "../../src/crypto/mod.ts";
+
+type Json = Record<string, unknown>;
+
+/** A CA certificate and its keys. */
+export interface TestCa {
+  cert: x509.X509Certificate;
+  keys: CryptoKeyPair;
+}
+
+const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+
+/** A self-signed P-256 CA. */
+export async function makeCa(name = "Test Verifier CA"): Promise<TestCa> {
+  const keys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]) as CryptoKeyPair;
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: "01",
+    name: `CN=${name}`,
+    notBefore: new Date(now - 3600_000),
+    notAfter: new Date(now + 86400_000),
+    keys,
+    signingAlgorithm: alg,
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+  });
+  return { cert, keys };
+}
+
+/** A leaf for `dnsName` issued by `ca` (default: a new CA), both P-256 (ES256). */
+export async function makeChain(dnsName: string, opts: { ca?: TestCa } = {}) {
+  const { cert: ca, keys: caKeys } = opts.ca ?? await makeCa();
+  const leafKeys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]) as CryptoKeyPair;
+  const now = Date.now();
+  const leaf = await x509.X509CertificateGenerator.create({
+    serialNumber: "02",
+    subject: `CN=${dnsName}`,
+    issuer: ca.subject,
+    notBefore: new Date(now - 3600_000),
+    notAfter: new Date(now + 86400_000),
+    signingKey: caKeys.privateKey,
+    publicKey: leafKeys.publicKey,
+    signingAlgorithm: alg,
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: "dns", value: dnsName }])],
+  });
+  return {
+    caPem: ca.toString("pem"),
+    ca: { cert: ca, keys: caKeys },
+    x5c: [leaf.toString("base64")],
+    leafKey: leafKeys.privateKey,
+  };
+}
+
+/** Options of {@link LocalVerifier.request}. */
+export interface RequestOptions {
+  dcql?: Json;
+  /** `none` (redirect_uri: client, by value), `did` (signed, by reference), `x509`. */
+  signer?: "none" | "did" | "x509";
+  responseMode?: "direct_post" | "direct_post.jwt";
+  /** Fields over the request payload (a wrong response_uri, transaction_data…). */
+  extra?: Json;
+  /** x509: the chain and key (default: one made for `localhost` by {@link makeChain}). */
+  chain?: Awaited<ReturnType<typeof makeChain>>;
+  /** Fetch the request object with POST. */
+  post?: boolean;
+}
+
+/** A posted answer. */
+export interface Received {
+  form: Record<string, string>;
+  /** `direct_post.jwt`: the decrypted payload. */
+  decrypted?: Json;
+}
+
+/** Starts the verifier on a free port, reachable as `host` (127.0.0.1 or localhost). */
+export async function startLocalVerifier(host = "127.0.0.1") {
+  const did = await jose.generateKeyPair("EdDSA", { extractable: true });
+  const didJwk = await jose.exportJWK(did.publicKey);
+  const verifierDid = verkeyToDidKey(bytesToVerkey(jose.base64url.decode(didJwk.x!)));
+  const enc = await jose.generateKeyPair("ECDH-ES", { crv: "P-256", extractable: true });
+  const encJwk = {
+    ...(await jose.exportJWK(enc.publicKey)),
+    use: "enc",
+    alg: "ECDH-ES",
+    kid: "e1",
+  };
+  const objects = new Map<string, { jwt: string; method: string }>();
+  const received = new Map<string, Received[]>();
+  const fetched: { path: string; method: string; body: string }[] = [];
+  let answer: { status: number; body: Json } = { status: 200, body: {} };
+  let n = 0;
+
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const body = req.method === "POST" ? await req.text() : "";
+    if (url.pathname.startsWith("/req/")) {
+      fetched.push({ path: url.pathname, method: req.method, body });
+      const o = objects.get(url.pathname.slice(5));
+      if (!o || o.method !== req.method) return new Response("no such request", { status: 404 });
+      return new Response(o.jwt, {
+        headers: { "content-type": "application/oauth-authz-req+jwt" },
+      });
+    }
+    if (url.pathname.startsWith("/cb/") && req.method === "POST") {
+      const form = Object.fromEntries(new URLSearchParams(body));
+      const r: Received = { form };
+      if (form.response) {
+        const { plaintext } = await jose.compactDecrypt(form.response, enc.privateKey);
+        r.decrypted = JSON.parse(new TextDecoder().decode(plaintext));
+      }
+      const list = received.get(url.pathname.slice(4)) ?? [];
+      list.push(r);
+      received.set(url.pathname.slice(4), list);
+      return Response.json(answer.body, { status: answer.status });
+    }
+    return new Response("not found", { status: 404 });
+  });
+  const origin = `http://${host}:${server.addr.port}`;
+
+  return {
+    origin,
+    did: verifierDid,
+    /** Sets what the response URIs answer from now on. */
+    answerWith(status: number, body: Json = {}) {
+      answer = { status, body };
+    },
+    /** What was posted to request `id`'s response URI. */
+    received: (id: string) => received.get(id) ?? [],
+    /** Every fetch of a request object. */
+    fetched,
+    /** A request link; `id` names its response URI (`/cb/<id>`) and request object. */
+    async request(o: RequestOptions = {}) {
+      const id = String(++n);
+      const responseUri = `${origin}/cb/${id}`;
+      const signer = o.signer ?? "none";
+      const mode = o.responseMode ?? "direct_post";
+      const chain = signer === "x509" ? o.chain ?? await makeChain(host) : undefined;
+      const clientId = signer === "none"
+        ? `redirect_uri:${responseUri}`
+        : signer === "did"
+        ? `decentralized_identifier:${verifierDid}`
+        : `x509_san_dns:${host}`;
+      const nonce = crypto.randomUUID();
+      const payload: Json = {
+        response_type: "vp_token",
+        client_id: clientId,
+        response_mode: mode,
+        response_uri: responseUri,
+        nonce,
+        state: `state-${id}`,
+        dcql_query: o.dcql ?? {
+          credentials: [{
+            id: "pid",
+            format: "dc+sd-jwt",
+            meta: { vct_values: ["https://example.org/vct/identity"] },
+            claims: [{ path: ["given_name"] }],
+          }],
+        },
+        client_metadata: {
+          client_name: "Local Test Verifier",
+          ...(mode === "direct_post.jwt"
+            ? { jwks: { keys: [encJwk] }, encrypted_response_enc_values_supported: ["A256GCM"] }
+            : {}),
+        },
+        ...o.extra,
+      };
+      if (signer === "none") {
+        const q = new URLSearchParams();
+        for (const [k, v] of Object.entries(payload)) {
+          if (v !== undefined) q.set(k, typeof v === "string" ? v : JSON.stringify(v));
+        }
+        return { id, nonce, clientId, responseUri, link: `openid4vp://?${q}` };
+      }
+      const now = Math.floor(Date.now() / 1000);
+      const header = signer === "did"
+        ? {
+          alg: "EdDSA",
+          typ: "oauth-authz-req+jwt",
+          kid: `${verifierDid}#${verifierDid.slice(8)}`,
+        }
+        : { alg: "ES256", typ: "oauth-authz-req+jwt", x5c: chain!.x5c };
+      const jwt = await new jose.SignJWT({ ...payload, iat: now, exp: now + 300 })
+        .setProtectedHeader(header)
+        .sign(signer === "did" ? did.privateKey : chain!.leafKey);
+      objects.set(id, { jwt, method: o.post ? "POST" : "GET" });
+      const q = new URLSearchParams({ client_id: clientId, request_uri: `${origin}/req/${id}` });
+      if (o.post) q.set("request_uri_method", "post");
+      return { id, nonce, clientId, responseUri, link: `openid4vp://?${q}`, jwt };
+    },
+    close: () => server.shutdown(),
+  };
+}
+
+/** A started {@link startLocalVerifier}. */
+export type LocalVerifier = Awaited<ReturnType<typeof startLocalVerifier>>;

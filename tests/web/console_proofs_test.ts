@@ -1,0 +1,77 @@
+/**
+ * The org console answers a real proof request (headless Chromium, see `browser.ts`): a Credo
+ * 0.6.3 agent issues its JSON-LD credential over a connection, then asks for a presentation on the
+ * same connection; the page shows the verifier's label, what the descriptor asks for and exactly
+ * which credential and claims the answer would carry; "Accept request" sends it, and Credo
+ * verifies it (its record done, `isVerified`). Skipped where Chromium or the Credo peer's npm
+ * packages are missing, except under `CI=true`.
+ */
+import assert from "node:assert/strict";
+import { clickLabeled, ignore, launch, shot, text, watch, type Win } from "./browser.ts";
+import { waitFor } from "../support/wait.ts";
+import { expectJson } from "../support/context.ts";
+import { credoInterop } from "../interop/availability.ts";
+import { withCredoIssuer } from "../interop/holder_service.ts";
+import { connectAndIssue } from "../interop/credo_credential.ts";
+
+Deno.test({
+  name: "console: a real Credo verifier's proof request shows who asks and what would be sent; " +
+    "accepted from the page, Credo verifies it",
+  ignore: ignore || credoInterop.ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withCredoIssuer("org-a", async (issuer, ctx) => {
+      const token = await ctx.token({ "org-a": ["owner"] }, "petra");
+      const { theirs, credentialId } = await connectAndIssue(issuer, ctx, "org-a", token);
+      const req = await issuer.requestProof({ connectionId: theirs });
+      const record = await waitFor("our proof record", async () => {
+        const list = await expectJson(await ctx.call("GET", "/orgs/org-a/proofs", { token }), 200);
+        return (list.data as { id: string; threadId: string }[]).find((p) =>
+          p.threadId === req.threadId
+        );
+      }, 15_000);
+
+      const { browser, close } = await launch();
+      try {
+        const page = await browser.newPage();
+        const seen = watch(page);
+        await page.setViewport({ width: 1000, height: 900, deviceScaleFactor: 1 });
+        await page.goto(`${ctx.baseUrl}/`, { waitUntil: "networkidle0" });
+        await page.type("#token", token);
+        await page.keyboard.press("Enter");
+        const row = `#proofs li[data-proof="${record.id}"]`;
+        await page.waitForSelector(`${row} .carries`);
+        const shown = await text(page, row);
+        assert.match(shown, /Credo Issuer/);
+        assert.match(shown, /request-received/);
+        assert.match(shown, /\$\.credentialSubject\.name/);
+        assert.match(
+          shown,
+          new RegExp(`Would send: credential ${credentialId} from ${issuer.issuerDid}: name=Alice`),
+        );
+        await shot(page, "console-proof-credo.png");
+        await clickLabeled(page, row, "Accept request");
+        await page.waitForFunction(() =>
+          (globalThis as unknown as Win).document.getElementById("console-msg")!.textContent ===
+            "Done: Accept request."
+        );
+        const verified = await issuer.waitForProof(req.proofExchangeId, "done", 15_000);
+        assert.equal(verified.isVerified, true);
+        // Credo's ack arrives: the record is done after a refresh.
+        await waitFor("our record done", async () =>
+          (await expectJson(await ctx.call("GET", `/proofs/${record.id}`, { token }), 200))
+            .state === "done", 15_000);
+        await page.click("#refresh");
+        await page.waitForFunction(() =>
+          /State\s*done/.test(
+            (globalThis as unknown as Win).document.getElementById("proofs")!.innerText,
+          )
+        );
+        assert.match(await text(page, row), /Sent: credential/);
+        assert.deepEqual(seen.errors, []);
+      } finally {
+        await close();
+      }
+    }),
+});
