@@ -119,6 +119,8 @@ export interface DriverOptions {
   timeoutMs: number;
 }
 
+/** Longest a driver's loader may take (its module imports), ms. */
+const LOAD_TIMEOUT_MS = 30_000;
 /** How deep drivers may resolve other DIDs through the resolver handed to them. */
 const MAX_DEPTH = 3;
 const LD_JSON = "application/did+ld+json";
@@ -225,12 +227,13 @@ class PluginMethod implements DidMethod {
         return unserved(method, net, networks);
       }
     }
-    const deadline = Date.now() + this.timeoutMs;
-    const loaded = await race(this.load(), this.timeoutMs);
+    // Loading (the first call's import of the driver's code) has a bound of its own: a slow
+    // start-up of a busy machine is not the driver's answer taking long.
+    const loaded = await race(this.load(), LOAD_TIMEOUT_MS);
     if (loaded === TIMED_OUT) {
       return resolutionError(
         "internalError",
-        `the ${method} driver did not load within ${this.timeoutMs} ms`,
+        `the ${method} driver did not load within ${LOAD_TIMEOUT_MS} ms`,
       );
     }
     if (loaded instanceof Failure) {
@@ -247,6 +250,7 @@ class PluginMethod implements DidMethod {
       );
     }
     const failuresBefore = this.plugin.transport?.failures ?? 0;
+    const deadline = Date.now() + this.timeoutMs;
     const outcome = await this.call(fn, loaded, parsed, version, depth, deadline);
     const result = outcome instanceof Failure ? thrown(method, outcome) : outcome;
     const error = result.didResolutionMetadata.error;

@@ -22,11 +22,14 @@ import type { DriverMap, DriverPlugin } from "./driver.ts";
 /** Where the package's unconfigured networks point: a name that never resolves (RFC 6761). */
 const NOWHERE = "http://unconfigured-network.invalid";
 
-/** The network a did:polygon names: `testnet` or `mainnet` (undefined when malformed). */
+/**
+ * The network a did:polygon names: `mainnet` (no network part) or `testnet`; undefined for
+ * anything else, which the driver refuses as an invalid DID.
+ */
 export function polygonNetworkOf(parsed: ParsedDid): string | undefined {
   const parts = parsed.id.split(":");
   if (parts.length === 1) return "mainnet";
-  return parts.length === 2 ? parts[0] : undefined;
+  return parts.length === 2 && parts[0] === "testnet" ? "testnet" : undefined;
 }
 
 /** The package's network settings object, as `build/config.js` exports it. */
