@@ -151,6 +151,21 @@ Deno.test({
       const mainnet = await get(w, `/1.0/identifiers/did:polygon:${address}`, 501);
       assert.match(mainnet.didResolutionMetadata.message!, /"mainnet".*testnet/);
 
+      // DID URLs of plug-in DIDs are dereferenced like any other: a fragment, a service.
+      const withService = theirs.get(`${ethr.withService} `)!.didDocument!;
+      const vm = (withService.verificationMethod as { id: string }[])[1]!;
+      const fragment = await w.ctx.call("GET", `/dids/${vm.id.replace("#", "%23")}`, {
+        token: w.token,
+      });
+      assert.deepEqual(await expectJson(fragment, 200), vm);
+      const redirect = await w.ctx.call(
+        "GET",
+        `/1.0/identifiers/${ethr.withService}?service=service-1&relativeRef=/inbox`,
+        { token: w.token },
+      );
+      assert.equal(redirect.status, 303);
+      assert.equal(redirect.headers.get("location"), "https://agent.example/inbox");
+
       // Cached: a change on chain is not seen until the cache is bypassed.
       const before = await get(w, `/dids/${ethr.touchable}`, 200);
       await chain("touch", w.anvil.rpcUrl, w.setup.ethrRegistry, address);
