@@ -28,7 +28,7 @@ import { openid4vpRoutes } from "./openid4vp/mod.ts";
 import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vc/mod.ts";
 import { statusRoutes } from "./status/mod.ts";
 import { proofRoutes } from "./proofs/mod.ts";
-import { webhookRoutes } from "./webhooks/mod.ts";
+import { eventWebhooks, webhookRoutes } from "./webhooks/mod.ts";
 import { webRoutes } from "./web/mod.ts";
 
 /** Options of the app. */
@@ -143,6 +143,8 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     scheme: "bearer",
     bearerFormat: "JWT",
   });
+  // The event catalogue, under `webhooks`.
+  for (const webhook of eventWebhooks()) app.openAPIRegistry.registerWebhook(webhook);
   // The document is made once, on first request, from the routes' zod schemas.
   let doc: string | undefined;
   app.get("/openapi.json", (c) => {
@@ -179,7 +181,7 @@ function openApiDocument(app: OpenAPIHono<AppEnv>, publicUrl: string) {
       title: "SSI edge service",
       version: "1.0.0",
       description:
-        "DID resolution, holder DIDComm agent, org agent configuration and signed webhooks.",
+        "DID resolution, holder DIDComm agent, org agent configuration and signed webhooks. `webhooks` lists every event the service sends to an org's registered endpoint.",
     },
     servers: [{ url: publicUrl, description: "This service (PUBLIC_URL)" }],
     security: [{ bearer: [] }],

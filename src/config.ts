@@ -365,7 +365,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     secretsKey,
     previousSecretsKeys,
     outbound: {
-      allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? false,
+      // Dev mode reaches a local agent endpoint, webhook receiver or did:web host; an explicit
+      // OUTBOUND_ALLOW_PRIVATE=false still wins.
+      allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? devMode,
       requireHttps: e.OUTBOUND_REQUIRE_HTTPS ?? !devMode,
     },
     didCacheTtlSeconds: e.DID_CACHE_TTL_SECONDS ?? 300,

@@ -9,8 +9,12 @@
 import { createApp } from "./app.ts";
 import { buildServices, rotateSecrets, type Services } from "./compose.ts";
 import { type Config, decodeSecretsKey } from "./config.ts";
+import { devBanner } from "./dev_banner.ts";
 import { devPublicJwk, loadDevSecrets, mintDevToken } from "./dev_keys.ts";
 import { log } from "./log.ts";
+
+/** The org the dev token is for. */
+const DEV_ORG = "demo-org";
 
 /** The loaded service. */
 export interface StartedApp {
@@ -25,7 +29,7 @@ export interface StartOptions {
   kv?: Deno.Kv;
   /** Whether the process is shutting down (readiness answers 503). */
   draining: () => boolean;
-  /** The port the server listens on, for the dev-mode hint. */
+  /** The port the server listens on, for the dev-mode banner. */
   port: () => number;
 }
 
@@ -48,7 +52,7 @@ export async function startApp(config: Config, options: StartOptions): Promise<S
     config.secretsKey ??= decodeSecretsKey(dev.secretsKey);
     if (!config.auth.jwksUrl && !config.auth.publicKey) {
       config.auth.publicKey = devPublicJwk(dev);
-      devToken = await mintDevToken(dev, { org: "demo-org", roles: ["owner"] });
+      devToken = await mintDevToken(dev, { org: DEV_ORG, roles: ["owner"] });
     }
   }
   const kv = options.kv ?? await openKv(config);
@@ -64,10 +68,17 @@ export async function startApp(config: Config, options: StartOptions): Promise<S
   }
   services.dispatcher.start();
   if (devToken) {
-    console.log(
-      `\nDev mode. Demo org "demo-org", role owner. Try:\n  curl -H "Authorization: Bearer ${devToken}" http://localhost:${options.port()}/me\n` +
-        `More tokens: deno task token --org ID --role ROLE\n`,
-    );
+    const existing = await services.agents.find(DEV_ORG);
+    console.log(devBanner({
+      port: options.port(),
+      publicUrl: config.publicUrl,
+      configuredPort: config.port,
+      kvPath: config.kvPath,
+      org: DEV_ORG,
+      token: devToken,
+      apiKey: `dev-${crypto.randomUUID()}`,
+      existingEndpoint: existing?.agentEndpoint,
+    }));
   }
   return { services, kv, fetch: app.fetch };
 }

@@ -67,6 +67,15 @@ Deno.test("parseConfig relaxes defaults in DEV_MODE but never turns auth off", (
   assert.equal(c.auth.issuer, "urn:ssi-edge:dev");
 });
 
+Deno.test("DEV_MODE lets outbound calls reach private addresses; an explicit OUTBOUND_ALLOW_PRIVATE wins", () => {
+  const allow = (env: Record<string, string>) => parseConfig(env).outbound.allowPrivate;
+  assert.equal(allow({ DEV_MODE: "true" }), true);
+  assert.equal(allow({ DEV_MODE: "true", OUTBOUND_ALLOW_PRIVATE: "false" }), false);
+  assert.equal(allow(base), false);
+  assert.equal(allow({ ...base, DEV_MODE: "false" }), false);
+  assert.equal(allow({ ...base, OUTBOUND_ALLOW_PRIVATE: "true" }), true);
+});
+
 Deno.test("the service process exits 1 with a message naming the variable", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "src/main.ts"],

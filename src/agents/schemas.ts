@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { REQUIRE_HTTPS_HINT } from "../outbound/mod.ts";
 import { API_KEY_MAX, API_KEY_MIN } from "./api_key.ts";
 import { AUTO_ACCEPT_POLICIES, PROOF_AUTO_ACCEPT_POLICIES } from "./record.ts";
 
@@ -31,7 +32,10 @@ export function endpointSchema(requireHttps: boolean) {
           message: "URLs with user info (user:pass@) are not allowed.",
         });
       } else if (requireHttps && u.protocol !== "https:") {
-        ctx.addIssue({ code: "custom", message: "agentEndpoint must use https." });
+        ctx.addIssue({
+          code: "custom",
+          message: `agentEndpoint must use https ${REQUIRE_HTTPS_HINT}.`,
+        });
       }
     },
   ).openapi({ example: "https://agent.example.com/didcomm" });

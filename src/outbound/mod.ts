@@ -4,10 +4,12 @@
  * @module
  */
 export {
+  ALLOW_PRIVATE_HINT,
   blockedRange,
   checkOutboundUrl,
   type HostLookup,
   type OutboundPolicy,
+  REQUIRE_HTTPS_HINT,
   SafeFetchError,
   type SafeFetchErrorKind,
 } from "./policy.ts";

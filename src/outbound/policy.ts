@@ -17,6 +17,14 @@ export interface OutboundPolicy {
   requireHttps: boolean;
 }
 
+/** How a refusal of a private address names the setting that allows it. */
+export const ALLOW_PRIVATE_HINT =
+  "(OUTBOUND_ALLOW_PRIVATE=true allows private addresses; it is the default in DEV_MODE)";
+
+/** How a refusal of plain http names the setting that allows it. */
+export const REQUIRE_HTTPS_HINT =
+  "(OUTBOUND_REQUIRE_HTTPS=false allows http; it is the default in DEV_MODE)";
+
 /** Why an outbound call did not produce a usable response. */
 export type SafeFetchErrorKind =
   | "invalid_url"
@@ -72,7 +80,7 @@ export function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
   if (policy.requireHttps && url.protocol !== "https:") {
     throw new SafeFetchError(
       "https_required",
-      `https is required, but "${url.host}" was given with http.`,
+      `https is required, but "${url.host}" was given with http ${REQUIRE_HTTPS_HINT}.`,
     );
   }
   return url;
@@ -90,7 +98,7 @@ export function vetAddresses(host: string, addresses: string[], policy: Outbound
     if (why) {
       throw new SafeFetchError(
         "blocked_address",
-        `The host "${host}" resolves to a ${why} address (${a}), which outbound calls may not reach.`,
+        `The host "${host}" resolves to a ${why} address (${a}), which outbound calls may not reach ${ALLOW_PRIVATE_HINT}.`,
       );
     }
   }

@@ -6,7 +6,14 @@
  * @module
  */
 export { emit } from "./emit.ts";
-export { EVENT_TYPES, type EventType, WEBHOOK_KIND, type WebhookEvent } from "./events.ts";
+export {
+  EVENT_CATALOGUE,
+  EVENT_TYPES,
+  type EventType,
+  WEBHOOK_KIND,
+  type WebhookEvent,
+} from "./events.ts";
+export { eventWebhooks } from "./event_docs.ts";
 export { type Registration, WebhookService, type WebhookServiceDeps } from "./service.ts";
 export {
   createWebhookHandler,

@@ -70,8 +70,11 @@ export interface TestContext {
 
 /** Options of a test context. */
 export interface ContextOptions {
-  /** Environment over the test defaults (a test IdP, plain HTTP and private addresses allowed). */
-  env?: Record<string, string>;
+  /**
+   * Environment over the test defaults (a test IdP, plain HTTP and private addresses allowed); an
+   * `undefined` entry unsets a default.
+   */
+  env?: Record<string, string | undefined>;
   now?: () => number;
   kvPath?: string;
   idp?: TestIdp;

@@ -1,11 +1,12 @@
 /**
- * What the browser tests share: Debian's `chromium` driven by puppeteer-core (skipped with the
+ * What the browser tests share: Debian's `chromium` driven by puppeteer-core (`puppeteer.ts`; run
+ * these tests with `deno task test`, which pins it in `tests/deno.lock`; skipped with the
  * reason printed where it is not installed, except under `CI=true`), a watcher of console errors
  * and requests, and small helpers for the page. `SCREENSHOTS=update` writes the screenshots shown
  * in the README to `tests/web/screenshots/`.
  */
 import assert from "node:assert/strict";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { type Browser, launchBrowser, type Page } from "./puppeteer.ts";
 
 /**
  * The few browser globals the page callbacks below use, typed here: the DOM library is not part of
@@ -49,7 +50,7 @@ if (ignore) console.log(`browser tests skipped: ${problem}`);
 
 export async function launch(): Promise<{ browser: Browser; close: () => Promise<void> }> {
   const profile = await Deno.makeTempDir({ prefix: "chromium-profile-" });
-  const browser = await puppeteer.launch({
+  const browser = await launchBrowser({
     executablePath: CHROMIUM,
     headless: true,
     userDataDir: profile,

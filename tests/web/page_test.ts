@@ -6,7 +6,7 @@
  * Credo peers is in `console_peers_test.ts`.
  */
 import assert from "node:assert/strict";
-import type { Page } from "puppeteer-core";
+import type { Page } from "./puppeteer.ts";
 import { clickLabeled, type El, ignore, launch, shot, text, watch, type Win } from "./browser.ts";
 import { configureAgent, servedContext } from "../didcomm/helpers.ts";
 import { didHost, json, webDoc } from "../did/did_host.ts";
