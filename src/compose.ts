@@ -14,6 +14,7 @@ import {
   AgentService,
   ApiKeyIndex,
   loadServiceSigner,
+  p256KeyResealable,
   pepperResealable,
   type ServiceSigner,
   signingKeyResealable,
@@ -44,7 +45,7 @@ import {
   type SafeFetch,
 } from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
-import { Oid4vcHolder } from "./openid4vc/mod.ts";
+import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vc/mod.ts";
 import { credentialSource, Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
 import { StatusChecker, StatusService } from "./status/mod.ts";
 import {
@@ -286,6 +287,10 @@ export async function buildServices(
   );
   dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
   dispatcher.register(PROOF_AUTO_ACCEPT_KIND, proofAutoAcceptHandler(prover));
+  dispatcher.register(
+    DEFERRED_KIND,
+    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, now }),
+  );
 
   return {
     config,
@@ -343,7 +348,9 @@ export const resealables: Resealable<any>[] = [
   signingKeyResealable,
   pepperResealable,
   walletKeyResealable,
+  p256KeyResealable,
   webhookSecretsResealable,
+  offerResealable,
 ];
 
 /**

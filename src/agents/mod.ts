@@ -18,6 +18,13 @@ export {
   type WalletKeyRecord,
   walletKeyResealable,
 } from "./wallet.ts";
+export {
+  didJwkUrl,
+  p256DidKey,
+  type P256Key,
+  p256KeyResealable,
+  type P256PublicJwk,
+} from "./p256_key.ts";
 export { ApiKeyIndex, pepperResealable } from "./api_key.ts";
 export {
   AGENT_TOKEN_TTL_SECONDS,

@@ -1,5 +1,6 @@
 /**
- * The org wallet: Ed25519 keys for DIDComm, private halves sealed with SECRETS_KEY.
+ * The org wallet: Ed25519 keys for DIDComm (and EdDSA proofs), and one P-256 key per agent for
+ * ES256 proofs (`p256_key.ts`), private halves sealed with SECRETS_KEY.
  *
  * Storage: `keys.agentKey(orgId, keyId)` → {@link WalletKeyRecord} (the 32-byte seed sealed with
  * AAD `agent_key:<orgId>:<keyId>`), and `keys.agentByVerkey(verkey)` → {@link WalletKeyPointer}.
@@ -16,6 +17,7 @@ import {
   type SecretBox,
 } from "../crypto/mod.ts";
 import { keys, timeId } from "../kv/mod.ts";
+import { openP256Key, type P256Key, readP256Key } from "./p256_key.ts";
 import { type AgentRecord, type AutoAcceptPolicy, readAgent } from "./record.ts";
 
 /** A stored wallet key. */
@@ -158,6 +160,19 @@ export class Wallet {
     return await this.open(key.value);
   }
 
+  /**
+   * The P-256 key of agent `agentId` of `orgId` (ES256 proofs), made and sealed on first need.
+   * The private key is a non-extractable CryptoKey: keep it in memory only.
+   */
+  p256Key(orgId: string, agentId: string, now = Date.now()): Promise<P256Key> {
+    return openP256Key(this.#kv, this.#secrets, orgId, agentId, now);
+  }
+
+  /** The P-256 key of agent `agentId` of `orgId` if it was ever made (nothing is created). */
+  findP256Key(orgId: string, agentId: string): Promise<P256Key | undefined> {
+    return readP256Key(this.#kv, this.#secrets, orgId, agentId);
+  }
+
   /** The org's agent identity (label, DID, verkey, endpoint, auto-accept policy), or undefined. */
   async identity(orgId: string): Promise<OrgWallet | undefined> {
     const r = (await readAgent(this.#kv, orgId)).value;
@@ -176,7 +191,7 @@ export class Wallet {
 
   /**
    * Deletes the wallet keys of agent `agentId` of `orgId` and their verkey pointers, in batches
-   * (each key with its pointer atomically). Keys of another agent of the org are left alone, so a
+   * (each key with its pointer atomically), then the agent's P-256 key. Keys of another agent of the org are left alone, so a
    * removal that races a new configuration cannot take the new agent's keys. Returns the count.
    */
   async deleteKeys(orgId: string, agentId: string): Promise<number> {
@@ -199,6 +214,7 @@ export class Wallet {
       if (batch.length >= 200) await flush();
     }
     await flush();
+    await this.#kv.delete(keys.agentP256Key(orgId, agentId));
     return removed;
   }
 }

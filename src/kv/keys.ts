@@ -19,6 +19,7 @@
  * | `["agent", orgId]` | the org's `AgentRecord` (API key only as a salted hash) |
  * | `["agent_key", orgId, keyId]` | an org wallet key: private key sealed with SECRETS_KEY |
  * | `["agent_by_verkey", verkey]` | pointer `{orgId, keyId}` from a base58 Ed25519 verkey |
+ * | `["agent_p256_key", orgId, agentId]` | the agent's P-256 key (ES256 proofs): private scalar sealed |
  * | `["agent_token_attempts", orgId, window]` | `POST /agent/token` attempts for the org in a window (count) |
  * | `["token_attempts_by_address", address, window]` | token attempts from a client address (count) |
  * | `["agent_by_api_key", lookup, orgId]` | pointer: keyed HMAC of an agent API key → orgId |
@@ -39,7 +40,7 @@
  * | `["proof_request", orgId, id]` | its DIF PE request attachment (definition, challenge, domain) |
  * | `["proof_by_id", id]` | pointer `orgId` of a proof exchange record |
  * | `["proof_by_thread", orgId, threadId]` | pointer to a proof exchange record id |
- * | `["oid4vc_offer", orgId, id]` | OpenID4VCI offer record (pre-authorized code sealed) |
+ * | `["oid4vc_offer", orgId, id]` | OpenID4VCI offer record (pre-authorized code, deferred access token sealed) |
  * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
  * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
  * | `["sd_jwt_credential_part", orgId, id, i]` | part `i` of its `{claims, compact}` JSON |
@@ -71,6 +72,8 @@ export const keys = {
   agentKeyPrefix: (orgId: string) => ["agent_key", orgId] as const,
   agentKeysPrefix: () => ["agent_key"] as const,
   agentByVerkey: (verkey: string) => ["agent_by_verkey", verkey] as const,
+  agentP256Key: (orgId: string, agentId: string) => ["agent_p256_key", orgId, agentId] as const,
+  agentP256KeysPrefix: () => ["agent_p256_key"] as const,
   tokenAttemptsByOrg: (orgId: string, window: number) =>
     ["agent_token_attempts", orgId, window] as const,
   tokenAttemptsByAddress: (address: string, window: number) =>
@@ -112,6 +115,7 @@ export const keys = {
   oid4vcOffer: (orgId: string, id: string) => ["oid4vc_offer", orgId, id] as const,
   oid4vcOfferPrefix: (orgId: string) => ["oid4vc_offer", orgId] as const,
   oid4vcAccepting: (orgId: string, id: string) => ["oid4vc_accepting", orgId, id] as const,
+  oid4vcOffersPrefix: () => ["oid4vc_offer"] as const,
   sdJwtCredential: (orgId: string, id: string) => ["sd_jwt_credential", orgId, id] as const,
   sdJwtCredentialPrefix: (orgId: string) => ["sd_jwt_credential", orgId] as const,
   sdJwtCredentialPart: (orgId: string, id: string, i: number) =>

@@ -1,34 +1,42 @@
 /**
  * The OpenID4VCI holder service: receives credential offers, accepts them with the
- * pre-authorized code flow (token, nonce, a proof of possession signed by the org's wallet key,
- * the credential), verifies the SD-JWT VC and stores it, or declines them. Records, stored
- * credentials and `credential.state_changed` events commit together.
+ * pre-authorized code flow (`@openid4vc/openid4vci`: token, nonce, proofs of possession signed by
+ * the org's wallet keys, the credentials), verifies every SD-JWT VC and stores them, or declines
+ * them. A deferred issuance leaves the offer `deferred` and is polled to its end (`deferred.ts`).
+ * Records, stored credentials, the next poll and `credential.state_changed` events commit
+ * together.
  *
  * @module
  */
-import * as jose from "jose";
+import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/openid4vci";
 import type { Wallet } from "../agents/mod.ts";
-import { b64u, type SecretBox, verkeyToDidKey } from "../crypto/mod.ts";
+import type { SecretBox } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { commitOrConflict, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import type { CredentialStatus, StatusService } from "../status/mod.ts";
-import { IssuerHttp } from "./issuer_http.ts";
-import { loadIssuerProfile, loadOffer, parseOffer, PRE_AUTHORIZED_GRANT } from "./offer.ts";
-import { type ProofKey, requestCredentials } from "./issuance.ts";
+import { issuerClient } from "./client.ts";
+import { addPoll, clampInterval, GIVE_UP_MS, vctOf } from "./deferred.ts";
+import { type Issuance, redeemOffer } from "./issuance.ts";
+import { issuerFailure } from "./issuer_fetch.ts";
+import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
+import { offerWithCode, PRE_AUTHORIZED_GRANT, receiveOffer } from "./offer.ts";
+import { verifyReceipt } from "./receipt.ts";
 import {
   offerCodeAad,
   type OfferRecord,
+  offerRefreshAad,
   type OfferState,
+  offerTokenAad,
   type SdJwtCredentialRecord,
   type SdJwtCredentialView,
   type StoredOffer,
 } from "./record.ts";
-import { CredentialRejected, verifySdJwtVc } from "./sd_jwt.ts";
+import { CredentialRejected } from "./sd_jwt.ts";
 import {
-  addCredential,
+  addCredentials,
   addNewOffer,
   addOfferUpdate,
   listCredentials,
@@ -45,9 +53,9 @@ export interface Oid4vcHolderDeps {
   wallet: Wallet;
   resolver: DidResolver;
   dispatcher: Dispatcher;
-  now: () => number;
   /** Credential status: checked before a credential is stored, recorded with it. */
   status: StatusService;
+  now: () => number;
 }
 
 const ACCEPT_LEASE_MS = 60_000;
@@ -55,11 +63,9 @@ const ACCEPT_LEASE_MS = 60_000;
 /** The OpenID4VCI holder of every configured org. */
 export class Oid4vcHolder {
   readonly #d: Oid4vcHolderDeps;
-  readonly #http: IssuerHttp;
 
   constructor(deps: Oid4vcHolderDeps) {
     this.#d = deps;
-    this.#http = new IssuerHttp(deps.safeFetch);
   }
 
   async #requireAgent(orgId: string) {
@@ -75,8 +81,8 @@ export class Oid4vcHolder {
   /** Reads the offer URI, the offer and the issuer's metadata; stores an `offer-received` record. */
   async receiveOffer(orgId: string, uri: string): Promise<OfferRecord> {
     await this.#requireAgent(orgId);
-    const offer = parseOffer(await loadOffer(uri, this.#http));
-    const profile = await loadIssuerProfile(offer, this.#http);
+    const libs = await loadOid4vcLibraries();
+    const got = await receiveOffer(libs, issuerClient(libs, this.#d.safeFetch), uri);
     const now = this.#d.now();
     const id = uuidv7(now);
     const at = new Date(now).toISOString();
@@ -84,19 +90,19 @@ export class Oid4vcHolder {
       id,
       orgId,
       state: "offer-received",
-      credentialIssuer: offer.credentialIssuer,
-      credentialConfigurationIds: offer.credentialConfigurationIds,
-      ...(profile.issuerName ? { issuerName: profile.issuerName } : {}),
-      txCodeRequired: offer.txCodeRequired,
+      credentialIssuer: got.offer.credential_issuer,
+      credentialConfigurationIds: got.offer.credential_configuration_ids,
+      ...(got.issuerName ? { issuerName: got.issuerName } : {}),
+      txCodeRequired: got.txCodeRequired,
       credentialIds: [],
       createdAt: at,
       updatedAt: at,
     };
     const stored: StoredOffer = {
       record,
-      sealedCode: await this.#d.secrets.seal(offer.preAuthorizedCode, offerCodeAad(orgId, id)),
-      legacyUserPin: offer.legacyUserPin,
-      profile,
+      sealedCode: await this.#d.secrets.seal(got.preAuthorizedCode, offerCodeAad(orgId, id)),
+      offer: got.offer,
+      metadata: got.metadata,
     };
     const op = this.#d.kv.atomic();
     addNewOffer(op, stored, now);
@@ -120,11 +126,16 @@ export class Oid4vcHolder {
     }
   }
 
+  /**
+   * Commits the offer's change with the credentials it stores (and their statuses); `also` adds to
+   * the same atomic operation what goes with it (the first poll of a deferred issuance).
+   */
   async #commitState(
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<OfferRecord> & { state: OfferState },
     credentials: SdJwtCredentialRecord[] = [],
     statuses = new Map<string, CredentialStatus>(),
+    also?: (op: Deno.AtomicOperation, next: StoredOffer, now: number) => void | Promise<void>,
   ): Promise<OfferRecord> {
     const now = this.#d.now();
     const next: StoredOffer = {
@@ -132,19 +143,9 @@ export class Oid4vcHolder {
       record: { ...entry.value.record, ...change, updatedAt: new Date(now).toISOString() },
     };
     const op = this.#d.kv.atomic();
+    await also?.(op, next, now);
     addOfferUpdate(op, entry, next, now);
-    for (const c of credentials) {
-      addCredential(op, c);
-      const status = statuses.get(c.id);
-      if (status) {
-        this.#d.status.record(op, {
-          orgId: c.orgId,
-          id: c.id,
-          subject: { format: "dc+sd-jwt", compact: c.compact },
-          status,
-        });
-      }
-    }
+    addCredentials(op, this.#d.status, credentials, statuses);
     await commitOrConflict(
       op,
       `Credential offer "${next.record.id}" was changed by another request; read it again.`,
@@ -161,15 +162,16 @@ export class Oid4vcHolder {
   }
 
   /**
-   * Accepts an offer: token, nonce, proof, credential, verification, storage. An issuer that
+   * Accepts an offer: token, nonce, proofs, credentials, verification, storage. An issuer that
    * cannot be reached or refuses throws (502) and leaves the record as it was; a credential that
-   * fails verification makes the record `failed` with nothing stored.
+   * fails verification makes the record `failed` with nothing stored; a deferred issuance makes
+   * it `deferred`, polled from then on.
    */
   async accept(orgId: string, id: string, opts: { txCode?: string } = {}): Promise<OfferRecord> {
     const agent = await this.#requireAgent(orgId);
-    let entry = await this.#entry(orgId, id);
+    const entry = await this.#entry(orgId, id);
     Oid4vcHolder.#mustBeOpen(entry);
-    const { record, profile } = entry.value;
+    const { record } = entry.value;
     if (record.txCodeRequired && !opts.txCode) {
       throw badRequest(
         `Credential offer "${id}" needs the transaction code (txCode) the issuer gave you.`,
@@ -180,83 +182,126 @@ export class Oid4vcHolder {
     }
     const release = await this.#lease(orgId, id);
     try {
+      const libs = await loadOid4vcLibraries();
       const code = await this.#d.secrets.openString(
         entry.value.sealedCode,
         offerCodeAad(orgId, id),
       );
-      const token = await this.#http.post("token", profile.tokenEndpoint, {
-        form: {
-          grant_type: PRE_AUTHORIZED_GRANT,
-          "pre-authorized_code": code,
-          ...(opts.txCode === undefined
-            ? {}
-            : entry.value.legacyUserPin
-            ? { user_pin: opts.txCode }
-            : { tx_code: opts.txCode }),
-        },
-      });
-      const key = await this.#proofKey(orgId, agent.keyId);
-      let issued: { configurationId: string; compact: string }[];
+      const { offer, metadata } = await this.#redeemable(libs, entry.value);
+      let issuance: Issuance;
       try {
-        issued = await requestCredentials(this.#http, profile, token, key, this.#d.now);
-      } catch (err) {
-        if (!(err instanceof CredentialRejected)) throw err;
-        return await this.#commitState(entry, { state: "failed", errorMessage: err.message });
-      }
-      const credentials: SdJwtCredentialRecord[] = [];
-      const statuses = new Map<string, CredentialStatus>();
-      try {
-        for (const c of issued) {
-          const verified = await verifySdJwtVc(c.compact, {
-            resolveDid: async (did) => {
-              const r = await this.#d.resolver.resolve(did);
-              return r.didDocument as Record<string, unknown> | null ??
-                `${r.didResolutionMetadata.error}: ${r.didResolutionMetadata.message ?? ""}`;
-            },
-            getJson: (url) => this.#http.getJson("jwt-vc-issuer metadata", url),
-            now: this.#d.now(),
-            expectedVct: profile.configurations[c.configurationId]?.vct,
-            holderKid: key.kid,
-            holderJwk: key.publicJwk,
-          });
-          // Status before it is stored: a revoked credential is refused, an unknown one kept.
-          const status = await this.#d.status.statusOf({ format: "dc+sd-jwt", compact: c.compact });
-          if (status.state === "revoked") {
-            throw new CredentialRejected("it is revoked by its issuer (status list)");
-          }
-          const now = this.#d.now();
-          const credentialId = uuidv7(now);
-          statuses.set(credentialId, status);
-          credentials.push({
-            id: credentialId,
-            orgId,
-            offerId: id,
-            vct: verified.vct,
-            issuer: verified.issuer,
-            claims: verified.claims,
-            compact: c.compact,
-            createdAt: new Date(now).toISOString(),
-          });
-        }
+        issuance = await redeemOffer(
+          {
+            libs,
+            safeFetch: this.#d.safeFetch,
+            wallet: this.#d.wallet,
+            agent: { orgId, agentId: agent.agentId, keyId: agent.keyId },
+            now: this.#d.now,
+          },
+          offerWithCode(offer, code),
+          metadata,
+          opts.txCode,
+        );
       } catch (err) {
         if (!(err instanceof CredentialRejected)) throw err;
         return await this.#commitState(entry, {
           state: "failed",
           errorMessage:
-            `The credential from ${record.credentialIssuer} failed verification: ${err.message}.`,
+            `The credential from ${record.credentialIssuer} was not issued: ${err.message}.`,
         });
       }
-      entry = await this.#entry(orgId, id);
-      Oid4vcHolder.#mustBeOpen(entry);
-      return await this.#commitState(
-        entry,
-        { state: "done", credentialIds: credentials.map((c) => c.id) },
-        credentials,
-        statuses,
-      );
+      return await this.#receive(orgId, id, { ...entry.value, metadata }, issuance);
     } finally {
       await release();
     }
+  }
+
+  /** The offer and metadata to redeem (read again for offers kept before the libraries). */
+  async #redeemable(
+    libs: Oid4vcLibraries,
+    stored: StoredOffer,
+  ): Promise<{ offer: CredentialOfferObject; metadata: IssuerMetadataResult }> {
+    if (stored.offer && stored.metadata) return { offer: stored.offer, metadata: stored.metadata };
+    const { record } = stored;
+    const metadata = await issuerClient(libs, this.#d.safeFetch)
+      .resolveIssuerMetadata(record.credentialIssuer)
+      .catch((err) => {
+        throw issuerFailure(libs, err, "credential issuer metadata", "bad-issuer");
+      });
+    const grant = record.txCodeRequired ? { tx_code: {} } : {};
+    const offer = {
+      credential_issuer: record.credentialIssuer,
+      credential_configuration_ids: record.credentialConfigurationIds,
+      grants: { [PRE_AUTHORIZED_GRANT]: grant },
+    } as unknown as CredentialOfferObject;
+    return { offer, metadata };
+  }
+
+  /**
+   * The receipt: verifies every issued credential, then stores them with the offer's new state
+   * (`done`, or `deferred` with its first poll when the issuer will send more later).
+   */
+  async #receive(
+    orgId: string,
+    id: string,
+    stored: StoredOffer,
+    issuance: Issuance,
+  ): Promise<OfferRecord> {
+    let records: SdJwtCredentialRecord[];
+    let statuses: Map<string, CredentialStatus>;
+    try {
+      ({ records, statuses } = await verifyReceipt(this.#d, {
+        orgId,
+        offerId: id,
+        credentialIssuer: stored.record.credentialIssuer,
+        expectedVct: (c) => vctOf(stored, c),
+      }, issuance.issued));
+    } catch (err) {
+      if (!(err instanceof CredentialRejected)) throw err;
+      return await this.#commitState(await this.#openEntry(orgId, id), {
+        state: "failed",
+        errorMessage: err.message,
+      });
+    }
+    const entry = await this.#openEntry(orgId, id);
+    const credentialIds = records.map((c) => c.id);
+    if (issuance.deferred.length === 0) {
+      return await this.#commitState(entry, { state: "done", credentialIds }, records, statuses);
+    }
+    const sealedAccessToken = await this.#d.secrets.seal(
+      issuance.accessToken,
+      offerTokenAad(orgId, id),
+    );
+    const sealedRefreshToken = issuance.refreshToken === undefined
+      ? undefined
+      : await this.#d.secrets.seal(issuance.refreshToken, offerRefreshAad(orgId, id));
+    return await this.#commitState(
+      entry,
+      { state: "deferred", credentialIds },
+      records,
+      statuses,
+      (op, next, now) => {
+        const intervalS = clampInterval(issuance.intervalS);
+        next.metadata = stored.metadata;
+        next.deferred = {
+          sealedAccessToken,
+          ...(sealedRefreshToken ? { sealedRefreshToken } : {}),
+          authorizationServer: issuance.authorizationServer,
+          transactions: issuance.deferred,
+          intervalS,
+          jobId: addPoll(op, orgId, id, intervalS, now),
+          polls: 0,
+          until: now + GIVE_UP_MS,
+        };
+      },
+    );
+  }
+
+  /** The offer, still `offer-received` (another request may have changed it meanwhile). */
+  async #openEntry(orgId: string, id: string): Promise<Deno.KvEntry<StoredOffer>> {
+    const entry = await this.#entry(orgId, id);
+    Oid4vcHolder.#mustBeOpen(entry);
+    return entry;
   }
 
   /** Takes the accept lease of an offer (409 while another accept holds it). */
@@ -273,23 +318,6 @@ export class Oid4vcHolder {
     return async () => {
       await this.#d.kv.atomic().check({ key, versionstamp: res.versionstamp }).delete(key).commit();
     };
-  }
-
-  /** The org's agent key as the proof key (did:key URL, public JWK, private key). */
-  async #proofKey(orgId: string, keyId: string): Promise<ProofKey> {
-    const key = await this.#d.wallet.openKey(orgId, keyId);
-    if (!key) {
-      throw conflict(
-        `The agent key of organization "${orgId}" is not available; configure the agent again.`,
-      );
-    }
-    const did = verkeyToDidKey(key.verkey);
-    const publicJwk = { kty: "OKP", crv: "Ed25519", x: b64u(key.publicKey) };
-    const privateKey = await jose.importJWK(
-      { ...publicJwk, d: b64u(key.secretKey.slice(0, 32)) },
-      "EdDSA",
-    );
-    return { kid: `${did}#${did.slice("did:key:".length)}`, publicJwk, privateKey };
   }
 
   /** One offer of the org. */

@@ -1,102 +1,174 @@
 /**
- * The credential request of the pre-authorized code flow: after the token, a nonce (the nonce
- * endpoint, else `c_nonce` of the token answer), a proof of possession (`openid4vci-proof+jwt`,
- * EdDSA, the org's did:key as `kid`, or its `jwk` when the issuer binds to JWKs only), and one
- * credential request per offered configuration: OpenID4VCI 1.0 (`credential_configuration_id`,
- * `proofs`) or drafts 13–14 (`format`, `vct`, `proof`).
+ * Redeeming an offer with `@openid4vc/openid4vci`: the token (pre-authorized code, `tx_code`),
+ * a nonce (the nonce endpoint, else `c_nonce` of the token answer), then per offered
+ * configuration a proof of possession by the org's key for it (`proof_key.ts`) and the credential
+ * request: `credential_configuration_id` and `proofs` for OpenID4VCI 1.0 / draft 15, `format` and
+ * `proof` for older issuers, as the library builds them. An issuer that issues in batches
+ * (`batch_credential_issuance`) gets one proof per credential, up to {@link MAX_BATCH}, and every
+ * credential of its answer is kept; an answer with a `transaction_id` is a deferral.
  *
  * @module
  */
-import * as jose from "jose";
-import { IssuerError, type IssuerHttp } from "./issuer_http.ts";
-import { str } from "./json.ts";
-import type { CredentialConfiguration, IssuerProfile } from "./offer.ts";
+import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/openid4vci";
+import type { Wallet } from "../agents/mod.ts";
+import { issuerClient } from "./client.ts";
+import { issuerFailure } from "./issuer_fetch.ts";
+import type { Oid4vcLibraries } from "./library.ts";
+import { type HolderBinding, type ProofKey, proofKey } from "./proof_key.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
+import type { SafeFetch } from "../outbound/mod.ts";
 
-/** The org's proof key: the wallet's agent key, as a did:key URL and a JWK. */
-export interface ProofKey {
-  kid: string;
-  publicJwk: jose.JWK;
-  privateKey: CryptoKey | Uint8Array;
+/** Most credentials asked for in one batch. */
+export const MAX_BATCH = 10;
+
+/** A credential as the issuer sent it, with the key it must be bound to. */
+export interface IssuedCredential {
+  configurationId: string;
+  compact: string;
+  holder: HolderBinding;
 }
 
-/** How the proof names the holder key for this configuration. */
-function binding(c: CredentialConfiguration): "kid" | "jwk" {
-  const m = c.bindingMethods;
-  if (!m || m.length === 0) return "kid";
-  if (m.some((x) => x === "did" || x === "did:key" || x === "did:*")) return "kid";
-  if (m.includes("jwk")) return "jwk";
-  throw new CredentialRejected(
-    `the issuer binds credentials to ${m.join(", ")}; this service's wallet offers did:key and jwk`,
-  );
+/** A credential the issuer will send later (deferred issuance). */
+export interface Deferral {
+  configurationId: string;
+  transactionId: string;
+  holder: HolderBinding;
 }
 
-function proofAlg(c: CredentialConfiguration): string {
-  const algs = c.proofAlgs;
-  if (!algs || algs.includes("EdDSA")) return "EdDSA";
-  if (algs.includes("Ed25519")) return "Ed25519";
-  throw new CredentialRejected(
-    `the issuer accepts proofs signed with ${
-      algs.join(", ")
-    }; the org's wallet key is Ed25519 (EdDSA)`,
-  );
+/** What the issuer answered. */
+export interface Issuance {
+  issued: IssuedCredential[];
+  deferred: Deferral[];
+  /** Seconds to wait before asking for deferred credentials. */
+  intervalS?: number;
+  accessToken: string;
+  /** A refresh token, when the issuer gave one (deferred polls renew the access token with it). */
+  refreshToken?: string;
+  /** The authorization server that gave the token. */
+  authorizationServer: string;
 }
 
-/** Requests every offered credential; the compact SD-JWTs by configuration. */
-export async function requestCredentials(
-  http: IssuerHttp,
-  profile: IssuerProfile,
-  token: Record<string, unknown>,
-  key: ProofKey,
-  now: () => number,
-): Promise<{ configurationId: string; compact: string }[]> {
-  const accessToken = str(token.access_token);
-  if (!accessToken) throw new IssuerError("The issuer's token answer has no access_token.");
-  const tokenType = str(token.token_type) ?? "Bearer";
+/** Who redeems: the libraries, the safe client, the wallet and the agent. */
+export interface RedeemContext {
+  libs: Oid4vcLibraries;
+  safeFetch: SafeFetch;
+  wallet: Wallet;
+  agent: { orgId: string; agentId: string; keyId: string };
+  now: () => number;
+}
+
+const holderOf = (k: ProofKey): HolderBinding => ({
+  ...(k.kid ? { kid: k.kid } : {}),
+  publicJwk: k.publicJwk,
+});
+
+/** The compact SD-JWTs of a credential answer (`credentials` list, or the older `credential`). */
+export function compactsOf(answer: { credentials?: unknown; credential?: unknown }): string[] {
+  const list = Array.isArray(answer.credentials)
+    ? answer.credentials
+    : answer.credential !== undefined
+    ? [answer.credential]
+    : [];
+  return list.map((c) => {
+    const v = c && typeof c === "object" && "credential" in c ? c.credential : c;
+    if (typeof v !== "string") {
+      throw new CredentialRejected("the issuer sent a credential that is not an SD-JWT string");
+    }
+    return v;
+  });
+}
+
+/** Token, nonce, proofs and credential requests for every offered configuration. */
+export async function redeemOffer(
+  ctx: RedeemContext,
+  offer: CredentialOfferObject,
+  metadata: IssuerMetadataResult,
+  txCode: string | undefined,
+): Promise<Issuance> {
+  const { libs } = ctx;
+  const keys: ProofKey[] = [];
+  const client = issuerClient(libs, ctx.safeFetch, keys);
+  const token = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+    credentialOffer: offer,
+    issuerMetadata: metadata,
+    txCode,
+  }).catch((err) => {
+    throw issuerFailure(libs, err, "token", "bad-issuer");
+  });
+  const { access_token: accessToken, token_type: tokenType } = token.accessTokenResponse;
   if (!/^bearer$/i.test(tokenType)) {
-    throw new IssuerError(`The issuer gave a ${tokenType} token; this service uses Bearer tokens.`);
+    throw issuerFailure(
+      libs,
+      new libs.oauth2.Oauth2Error(`the issuer gave a ${tokenType} token; this service uses Bearer`),
+      "token",
+      "bad-issuer",
+    );
   }
-  let nonce = str(token.c_nonce);
-  if (profile.nonceEndpoint) {
-    const answer = await http.post("nonce", profile.nonceEndpoint, { form: {} });
-    nonce = str(answer.c_nonce) ?? nonce;
-  }
-  const out: { configurationId: string; compact: string }[] = [];
-  for (const [configurationId, config] of Object.entries(profile.configurations)) {
-    const alg = proofAlg(config);
-    const header: jose.JWTHeaderParameters = binding(config) === "kid"
-      ? { alg, typ: "openid4vci-proof+jwt", kid: key.kid }
-      : { alg, typ: "openid4vci-proof+jwt", jwk: key.publicJwk };
-    const proof = await new jose.SignJWT({ ...(nonce ? { nonce } : {}) })
-      .setProtectedHeader(header)
-      .setAudience(profile.credentialIssuer)
-      .setIssuedAt(Math.floor(now() / 1000))
-      .sign(key.privateKey);
-    const body = profile.v1
-      ? { credential_configuration_id: configurationId, proofs: { jwt: [proof] } }
-      : {
-        format: config.format,
-        ...(config.vct ? { vct: config.vct } : {}),
-        proof: { proof_type: "jwt", jwt: proof },
-      };
-    const answer = await http.post("credential", profile.credentialEndpoint, { json: body }, {
-      authorization: `Bearer ${accessToken}`,
+  let nonce = token.accessTokenResponse.c_nonce;
+  if (metadata.credentialIssuer.nonce_endpoint) {
+    const answer = await client.requestNonce({ issuerMetadata: metadata }).catch((err) => {
+      throw issuerFailure(libs, err, "nonce", "bad-issuer");
     });
-    nonce = str(answer.c_nonce) ?? nonce;
-    const list = Array.isArray(answer.credentials) ? answer.credentials : undefined;
-    const first = list?.[0];
-    const compact = str(answer.credential) ??
-      str(first) ??
-      str((first as Record<string, unknown> | undefined)?.credential);
-    if (!compact) {
-      if (answer.transaction_id !== undefined) {
-        throw new CredentialRejected(
-          "the issuer deferred the credential, which this service does not support",
-        );
-      }
+    nonce = answer.c_nonce;
+  }
+  const v = libs.vci.Openid4vciVersion;
+  const version = metadata.originalDraftVersion;
+  const batchSize = Math.min(
+    MAX_BATCH,
+    version === v.Draft11
+      ? 1
+      : metadata.credentialIssuer.batch_credential_issuance?.batch_size ?? 1,
+  );
+  const out: Issuance = {
+    issued: [],
+    deferred: [],
+    accessToken,
+    refreshToken: token.accessTokenResponse.refresh_token,
+    authorizationServer: token.authorizationServer,
+  };
+  for (const configurationId of offer.credential_configuration_ids) {
+    const config = metadata.credentialIssuer.credential_configurations_supported[configurationId]!;
+    const key = await proofKey(ctx.wallet, ctx.agent, config, ctx.now());
+    keys.push(key);
+    const jwts: string[] = [];
+    for (let i = 0; i < batchSize; i++) {
+      const { jwt } = await client.createCredentialRequestJwtProof({
+        issuerMetadata: metadata,
+        credentialConfigurationId: configurationId,
+        signer: key.signer,
+        nonce,
+        issuedAt: new Date(ctx.now()),
+      }).catch((err) => {
+        throw issuerFailure(libs, err, "proof", "bad-credential");
+      });
+      jwts.push(jwt);
+    }
+    const useProofs = version === v.V1 || version === v.Draft15 || jwts.length > 1;
+    const { credentialResponse: answer } = await client.retrieveCredentials({
+      issuerMetadata: metadata,
+      credentialConfigurationId: configurationId,
+      accessToken,
+      ...(useProofs ? { proofs: { jwt: jwts } } : { proof: { proof_type: "jwt", jwt: jwts[0]! } }),
+    }).catch((err) => {
+      throw issuerFailure(libs, err, "credential", "bad-credential");
+    });
+    nonce = answer.c_nonce ?? nonce;
+    if (answer.transaction_id !== undefined) {
+      out.deferred.push({
+        configurationId,
+        transactionId: answer.transaction_id,
+        holder: holderOf(key),
+      });
+      out.intervalS = Math.max(out.intervalS ?? 0, answer.interval ?? 0);
+      continue;
+    }
+    const compacts = compactsOf(answer);
+    if (compacts.length === 0) {
       throw new CredentialRejected("the issuer's credential answer holds no credential");
     }
-    out.push({ configurationId, compact });
+    for (const compact of compacts) {
+      out.issued.push({ configurationId, compact, holder: holderOf(key) });
+    }
   }
   return out;
 }

@@ -1,215 +1,166 @@
 /**
- * A credential offer (OpenID4VCI 1.0 §4, and drafts 13–15) and what the holder needs of the
- * issuer's metadata: the offer by value or by reference, the credential issuer metadata, the
- * authorization server metadata, reduced to {@link IssuerProfile}.
+ * Receiving a credential offer (OpenID4VCI 1.0 §4, and drafts 11–15) with `@openid4vc/openid4vci`:
+ * the offer by value or by reference, the credential issuer's metadata and its authorization
+ * server's, all through the safe outbound client. What the holder keeps of them for the accept:
+ * the offer without its pre-authorized code (sealed apart), and the metadata cut down to the
+ * offered configurations (no display, no claim descriptions), small enough for one KV value.
  *
  * @module
  */
+import type {
+  CredentialOfferObject,
+  IssuerMetadataResult,
+  Openid4vciClient,
+} from "@openid4vc/openid4vci";
 import { badRequest } from "../errors.ts";
-import { IssuerError, type IssuerHttp } from "./issuer_http.ts";
-import { obj, str, strings } from "./json.ts";
+import { IssuerError, issuerFailure } from "./issuer_fetch.ts";
+import { obj, str } from "./json.ts";
+import type { Oid4vcLibraries } from "./library.ts";
 
+/** The grant this service supports. */
 export const PRE_AUTHORIZED_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+/** Formats this service receives. */
+const SD_JWT_FORMATS = ["dc+sd-jwt", "vc+sd-jwt"];
+/** Largest offer + metadata kept with a record (a KV value holds 64 KiB). */
+const MAX_KEPT_BYTES = 48 * 1024;
 
-/** The parts of an offer the holder keeps. */
-export interface ParsedOffer {
-  credentialIssuer: string;
-  credentialConfigurationIds: string[];
+/** An offer as received. */
+export interface ReceivedOffer {
+  /** The offer object with its pre-authorized code removed. */
+  offer: CredentialOfferObject;
   preAuthorizedCode: string;
   txCodeRequired: boolean;
-  /** Draft 11–13 spelling of the transaction code (`user_pin`). */
-  legacyUserPin: boolean;
-}
-
-/** A credential configuration, reduced. */
-export interface CredentialConfiguration {
-  format: string;
-  vct?: string;
-  proofAlgs?: string[];
-  bindingMethods?: string[];
-}
-
-/** What the holder needs of the issuer's and the authorization server's metadata. */
-export interface IssuerProfile {
-  credentialIssuer: string;
-  tokenEndpoint: string;
-  credentialEndpoint: string;
-  nonceEndpoint?: string;
-  /** The issuer speaks OpenID4VCI 1.0 (or draft 15): `proofs` and `credential_configuration_id`. */
-  v1: boolean;
+  metadata: IssuerMetadataResult;
   issuerName?: string;
-  configurations: Record<string, CredentialConfiguration>;
 }
 
 /** The query of an offer URI (`openid-credential-offer://?…`, or any URL carrying one). */
-function offerParams(uri: string): URLSearchParams {
+function checkOfferUri(uri: string): void {
   const q = uri.indexOf("?");
-  if (q < 0) {
+  const params = new URLSearchParams(q < 0 ? "" : uri.slice(q + 1));
+  const byValue = params.has("credential_offer");
+  const byRef = params.has("credential_offer_uri");
+  if (byValue && byRef) {
+    throw badRequest("A credential offer has credential_offer or credential_offer_uri, not both.");
+  }
+  if (!byValue && !byRef) {
     throw badRequest(
       "credentialOffer must be a credential offer URI with credential_offer= or credential_offer_uri=.",
     );
   }
-  return new URLSearchParams(uri.slice(q + 1));
 }
 
-/** Reads the offer URI, fetching the offer when it is given by reference. */
-export async function loadOffer(uri: string, http: IssuerHttp): Promise<Record<string, unknown>> {
-  const params = offerParams(uri);
-  const byValue = params.get("credential_offer");
-  const byRef = params.get("credential_offer_uri");
-  if (byValue !== null && byRef !== null) {
-    throw badRequest("A credential offer has credential_offer or credential_offer_uri, not both.");
+/** The configurations of `ids` only, without what a request does not need. */
+function slim(
+  all: Record<string, Record<string, unknown>>,
+  ids: string[],
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const id of ids) {
+    const c = all[id];
+    if (!c) continue;
+    const { display: _d, claims: _c, credential_metadata: _m, ...rest } = c;
+    out[id] = rest;
   }
-  if (byValue !== null) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(byValue);
-    } catch {
-      throw badRequest("credential_offer is not JSON.");
-    }
-    const o = obj(parsed);
-    if (!o) throw badRequest("credential_offer must be a JSON object.");
-    return o;
-  }
-  if (byRef !== null) {
-    let url: URL;
-    try {
-      url = new URL(byRef);
-    } catch {
-      throw badRequest("credential_offer_uri is not a URL.");
-    }
-    const o = await http.getJson("credential offer", url.href);
-    if (!o) throw new IssuerError(`The credential offer at ${url.href} was not found (404).`);
-    return o;
-  }
-  throw badRequest(
-    "credentialOffer must be a credential offer URI with credential_offer= or credential_offer_uri=.",
-  );
+  return out;
 }
 
-/** Checks an offer object; what the holder keeps of it. */
-export function parseOffer(o: Record<string, unknown>): ParsedOffer {
-  const issuer = str(o.credential_issuer);
-  if (!issuer || !/^https?:\/\//.test(issuer)) {
-    throw badRequest("The credential offer has no credential_issuer URL.");
+/** The metadata the accept needs: the offered configurations, no display, no signed form. */
+function keptMetadata(m: IssuerMetadataResult, ids: string[]): IssuerMetadataResult {
+  const { display: _display, ...issuer } = m.credentialIssuer;
+  return {
+    originalDraftVersion: m.originalDraftVersion,
+    credentialIssuer: {
+      ...issuer,
+      credential_configurations_supported: slim(
+        m.credentialIssuer.credential_configurations_supported,
+        ids,
+      ),
+    } as IssuerMetadataResult["credentialIssuer"],
+    authorizationServers: m.authorizationServers,
+    knownCredentialConfigurations: slim(
+      m.knownCredentialConfigurations,
+      ids,
+    ) as IssuerMetadataResult["knownCredentialConfigurations"],
+  };
+}
+
+/** The issuer's display name (English first), when it gives one. */
+function issuerName(m: IssuerMetadataResult): string | undefined {
+  const display = Array.isArray(m.credentialIssuer.display) ? m.credentialIssuer.display : [];
+  const named = display.find((d) => str(d?.name) && /^en/i.test(str(d?.locale) ?? "en")) ??
+    display.find((d) => str(d?.name));
+  return str(named?.name);
+}
+
+/** Reads the offer URI, the offer and the issuer's metadata; checks what this service supports. */
+export async function receiveOffer(
+  libs: Oid4vcLibraries,
+  client: Openid4vciClient,
+  uri: string,
+): Promise<ReceivedOffer> {
+  checkOfferUri(uri);
+  let offer: CredentialOfferObject;
+  try {
+    offer = await client.resolveCredentialOffer(uri);
+  } catch (err) {
+    throw issuerFailure(libs, err, "credential offer", "bad-offer", uri);
   }
-  if (o.credentials !== undefined && o.credential_configuration_ids === undefined) {
-    throw badRequest(
-      "The credential offer uses `credentials` (OpenID4VCI draft 12 or older); drafts 13–15 and 1.0 are supported.",
-    );
-  }
-  const ids = strings(o.credential_configuration_ids);
-  if (!ids || ids.length === 0) {
-    throw badRequest("The credential offer names no credential_configuration_ids.");
-  }
-  const grant = obj(obj(o.grants)?.[PRE_AUTHORIZED_GRANT]);
+  const grant = obj(offer.grants?.[PRE_AUTHORIZED_GRANT]);
   const code = str(grant?.["pre-authorized_code"]);
   if (!grant || !code) {
     throw badRequest(
       "The credential offer has no pre-authorized code grant, the only flow this service supports.",
     );
   }
-  const legacyUserPin = grant.user_pin_required === true;
-  return {
-    credentialIssuer: issuer.replace(/\/$/, ""),
-    credentialConfigurationIds: ids,
-    preAuthorizedCode: code,
-    txCodeRequired: grant.tx_code !== undefined || legacyUserPin,
-    legacyUserPin,
-  };
-}
-
-/** `https://host/.well-known/<name>/path` (1.0, RFC 8414) and `https://host/path/.well-known/<name>`. */
-function wellKnown(base: string, name: string): string[] {
-  const u = new URL(base);
-  const path = u.pathname.replace(/\/$/, "");
-  const inserted = `${u.origin}/.well-known/${name}${path}`;
-  const appended = `${u.origin}${path}/.well-known/${name}`;
-  return inserted === appended ? [inserted] : [inserted, appended];
-}
-
-async function firstFound(
-  http: IssuerHttp,
-  what: string,
-  urls: string[],
-): Promise<Record<string, unknown> | null> {
-  for (const url of urls) {
-    const found = await http.getJson(what, url);
-    if (found) return found;
+  if (offer.credential_configuration_ids.length === 0) {
+    throw badRequest("The credential offer names no credential_configuration_ids.");
   }
-  return null;
-}
-
-/** Fetches and reduces the issuer's metadata (and its authorization server's). */
-export async function loadIssuerProfile(
-  offer: ParsedOffer,
-  http: IssuerHttp,
-): Promise<IssuerProfile> {
-  const issuer = offer.credentialIssuer;
-  const meta = await firstFound(
-    http,
-    "credential issuer metadata",
-    wellKnown(issuer, "openid-credential-issuer"),
-  );
-  if (!meta) throw new IssuerError(`${issuer} publishes no credential issuer metadata (404).`);
-  if (str(meta.credential_issuer)?.replace(/\/$/, "") !== issuer) {
-    throw new IssuerError(
-      `The metadata of ${issuer} names another credential_issuer (${
-        String(meta.credential_issuer)
-      }).`,
-    );
+  const issuer = offer.credential_issuer;
+  let metadata: IssuerMetadataResult;
+  try {
+    metadata = await client.resolveIssuerMetadata(issuer);
+  } catch (err) {
+    throw issuerFailure(libs, err, "credential issuer metadata", "bad-issuer");
   }
-  const credentialEndpoint = str(meta.credential_endpoint);
-  if (!credentialEndpoint) {
-    throw new IssuerError(`The metadata of ${issuer} has no credential_endpoint.`);
-  }
-  const asUrl = strings(meta.authorization_servers)?.[0] ?? issuer;
-  const as = await firstFound(http, "authorization server metadata", [
-    ...wellKnown(asUrl, "oauth-authorization-server"),
-    ...wellKnown(asUrl, "openid-configuration"),
-  ]);
-  const tokenEndpoint = str(as?.token_endpoint) ?? str(meta.token_endpoint);
-  if (!tokenEndpoint) {
-    throw new IssuerError(`Neither ${issuer} nor its authorization server names a token_endpoint.`);
-  }
-  const supported = obj(meta.credential_configurations_supported) ?? {};
-  const configurations: Record<string, CredentialConfiguration> = {};
-  for (const id of offer.credentialConfigurationIds) {
-    const c = obj(supported[id]);
+  const supported = metadata.credentialIssuer.credential_configurations_supported;
+  for (const id of offer.credential_configuration_ids) {
+    const c = supported[id];
     if (!c) {
       throw badRequest(
         `The offer names credential configuration "${id}", which ${issuer} does not publish.`,
       );
     }
-    const format = str(c.format) ?? "";
-    if (format !== "dc+sd-jwt" && format !== "vc+sd-jwt") {
+    const format = String(c.format ?? "");
+    if (!SD_JWT_FORMATS.includes(format)) {
       throw badRequest(
         `Credential configuration "${id}" has format "${format}"; this service receives SD-JWT VCs (dc+sd-jwt, vc+sd-jwt).`,
       );
     }
-    configurations[id] = {
-      format,
-      vct: str(c.vct),
-      proofAlgs: strings(
-        obj(obj(c.proof_types_supported)?.jwt)?.proof_signing_alg_values_supported,
-      ),
-      bindingMethods: strings(c.cryptographic_binding_methods_supported),
-    };
   }
-  const display = Array.isArray(meta.display) ? meta.display.map(obj) : [];
-  const named = display.find((d) => str(d?.name) && /^en/i.test(str(d?.locale) ?? "en")) ??
-    display.find((d) => str(d?.name));
-  const nonceEndpoint = str(meta.nonce_endpoint);
-  const anyV1Shape = Object.values(supported).some((c) =>
-    obj(c)?.credential_metadata !== undefined
-  );
-  return {
-    credentialIssuer: issuer,
-    tokenEndpoint,
-    credentialEndpoint,
-    nonceEndpoint,
-    v1: nonceEndpoint !== undefined || anyV1Shape,
-    issuerName: str(named?.name),
-    configurations,
+  const { "pre-authorized_code": _code, ...kept } = grant;
+  const received: ReceivedOffer = {
+    offer: { ...offer, grants: { [PRE_AUTHORIZED_GRANT]: kept } } as CredentialOfferObject,
+    preAuthorizedCode: code,
+    txCodeRequired: grant.tx_code !== undefined,
+    metadata: keptMetadata(metadata, offer.credential_configuration_ids),
+    issuerName: issuerName(metadata),
   };
+  const size = new TextEncoder().encode(JSON.stringify([received.offer, received.metadata]))
+    .length;
+  if (size > MAX_KEPT_BYTES) {
+    throw new IssuerError(
+      `The offer and metadata of ${issuer} are ${size} bytes; this service keeps up to ${MAX_KEPT_BYTES}.`,
+    );
+  }
+  return received;
+}
+
+/** The offer object to redeem: the kept offer with its pre-authorized code put back. */
+export function offerWithCode(offer: CredentialOfferObject, code: string): CredentialOfferObject {
+  const grant = obj(offer.grants?.[PRE_AUTHORIZED_GRANT]) ?? {};
+  return {
+    ...offer,
+    grants: { ...offer.grants, [PRE_AUTHORIZED_GRANT]: { ...grant, "pre-authorized_code": code } },
+  } as CredentialOfferObject;
 }

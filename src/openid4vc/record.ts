@@ -1,14 +1,18 @@
 /**
- * Records of the OpenID4VCI holder: the offer record the API shows, its stored form (with the
- * pre-authorized code sealed and the issuer profile), and stored SD-JWT VCs.
+ * Records of the OpenID4VCI holder: the offer record the API shows, its stored form (the
+ * pre-authorized code and a deferred issuance's access token sealed, the offer and the issuer
+ * metadata the accept needs), and stored SD-JWT VCs.
  *
  * @module
  */
+import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/openid4vci";
+import type { Resealable } from "../crypto/mod.ts";
+import { keys } from "../kv/mod.ts";
+import type { Deferral } from "./issuance.ts";
 import type { CredentialStatus } from "../status/mod.ts";
-import type { IssuerProfile } from "./offer.ts";
 
 /** States of an offer record. */
-export type OfferState = "offer-received" | "done" | "declined" | "failed";
+export type OfferState = "offer-received" | "deferred" | "done" | "declined" | "failed";
 
 /** An offer record as the API shows it (never the pre-authorized code). */
 export interface OfferRecord {
@@ -19,11 +23,30 @@ export interface OfferRecord {
   credentialConfigurationIds: string[];
   issuerName?: string;
   txCodeRequired: boolean;
-  /** Stored SD-JWT credential ids, once `done`. */
+  /** Stored SD-JWT credential ids (while `deferred`, those that arrived already). */
   credentialIds: string[];
   errorMessage?: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A deferred issuance being polled (OpenID4VCI `transaction_id`). */
+export interface DeferredState {
+  /** The access token the deferred credential endpoint takes, sealed (AAD {@link offerTokenAad}). */
+  sealedAccessToken: string;
+  /** The refresh token, when the issuer gave one, sealed (AAD {@link offerRefreshAad}). */
+  sealedRefreshToken?: string;
+  /** The authorization server that renews the access token. */
+  authorizationServer?: string;
+  /** Credentials still to come. */
+  transactions: Deferral[];
+  /** Seconds between polls (the issuer's `interval`, within bounds). */
+  intervalS: number;
+  /** The outbox message that polls next: any other poll message of this offer is stale. */
+  jobId: string;
+  polls: number;
+  /** When polling gives up (ms since epoch): the offer becomes `failed`. */
+  until: number;
 }
 
 /** The stored form of an offer. */
@@ -31,13 +54,52 @@ export interface StoredOffer {
   record: OfferRecord;
   /** The pre-authorized code, sealed with SECRETS_KEY (AAD {@link offerCodeAad}). */
   sealedCode: string;
-  /** Draft 11–13 issuers name the transaction code `user_pin`. */
-  legacyUserPin: boolean;
-  profile: IssuerProfile;
+  /**
+   * The offer without its code, and the issuer metadata cut to the offered configurations.
+   * Absent on offers received before the OpenID4VCI libraries: their accept reads the metadata
+   * again.
+   */
+  offer?: CredentialOfferObject;
+  metadata?: IssuerMetadataResult;
+  /** Set while `deferred`. */
+  deferred?: DeferredState;
 }
 
 /** AAD binding a sealed pre-authorized code to its record. */
 export const offerCodeAad = (orgId: string, id: string) => `oid4vc_offer:${orgId}:${id}`;
+/** AAD binding a sealed access token (deferred issuance) to its record. */
+export const offerTokenAad = (orgId: string, id: string) => `oid4vc_token:${orgId}:${id}`;
+
+/** AAD binding a sealed refresh token (deferred issuance) to its record. */
+export const offerRefreshAad = (orgId: string, id: string) => `oid4vc_refresh:${orgId}:${id}`;
+
+/** For a SECRETS_KEY rotation: every offer's code and deferred access and refresh tokens. */
+export const offerResealable: Resealable<StoredOffer> = {
+  name: "OpenID4VCI offers",
+  select: { prefix: keys.oid4vcOffersPrefix() },
+  async reseal(value, box) {
+    const { orgId, id } = value.record;
+    const code = await box.reseal(value.sealedCode, offerCodeAad(orgId, id));
+    const d = value.deferred;
+    const token = d && await box.reseal(d.sealedAccessToken, offerTokenAad(orgId, id));
+    const refresh = d?.sealedRefreshToken &&
+      await box.reseal(d.sealedRefreshToken, offerRefreshAad(orgId, id));
+    if (code === undefined && token === undefined && !refresh) return undefined;
+    return {
+      ...value,
+      sealedCode: code ?? value.sealedCode,
+      ...(d
+        ? {
+          deferred: {
+            ...d,
+            sealedAccessToken: token ?? d.sealedAccessToken,
+            ...(refresh ? { sealedRefreshToken: refresh } : {}),
+          },
+        }
+        : {}),
+    };
+  },
+};
 
 /** A stored SD-JWT VC as the API shows it. No private key material. */
 export interface SdJwtCredentialRecord {

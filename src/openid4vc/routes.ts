@@ -130,10 +130,12 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
       path: "/orgs/{orgId}/openid4vc/offers/{id}/accept",
       operationId: "acceptOpenidCredentialOffer",
       tags: TAG,
-      summary: "Accept an offer: token, proof, credential, verification, storage",
-      description: "200 with state `done` (and `credentialIds`) or `failed` (the credential did " +
-        "not verify; nothing stored). 502 when the issuer cannot be reached or refuses; the " +
-        "record then stays `offer-received`.",
+      summary: "Accept an offer: token, proofs, credentials, verification, storage",
+      description: "200 with state `done` (and `credentialIds`: every credential of the answer), " +
+        "`deferred` (the issuer sends the credential later: the service polls its deferred " +
+        "endpoint until `done` or `failed`) or `failed` (a credential did not verify; nothing " +
+        "stored). 502 when the issuer cannot be reached or refuses; the record then stays " +
+        "`offer-received`.",
       middleware: [member] as const,
       request: {
         params: OrgIdParams,
@@ -143,7 +145,7 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
         },
       },
       responses: {
-        200: json(OfferRecordSchema, "The offer, now done or failed."),
+        200: json(OfferRecordSchema, "The offer, now done, deferred or failed."),
         ...errorResponses(400, 401, 403, 404, 409, 502, 503),
       },
     }),

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { CredentialStatusSchema } from "../status/mod.ts";
 import { uuidSchema } from "../http/mod.ts";
 
-export const OFFER_STATES = ["offer-received", "done", "declined", "failed"] as const;
+export const OFFER_STATES = ["offer-received", "deferred", "done", "declined", "failed"] as const;
 
 /** `POST /orgs/{orgId}/openid4vc/offers` body. */
 export const ReceiveOfferBody = z.object({

@@ -6,6 +6,9 @@
  *   resolved by this service's own resolver (the method must be an `assertionMethod` when the
  *   document lists them), or an https issuer through `/.well-known/jwt-vc-issuer`;
  * - every disclosure's digest (`_sd_alg` sha-256) is referenced exactly once, nested ones too;
+ * - the claims SD-JWT VC keeps out of disclosures (`iss`, `vct`, `cnf`, `iat`, `nbf`, `exp`,
+ *   `status`) are in the signed payload: a credential that makes any of them disclosable is
+ *   refused, and they are read from the signed payload only;
  * - `cnf` names the key that made the proof; `vct` is the offered one; `iat`, `nbf`, `exp`.
  *
  * Decoding and putting the disclosures back in place is `@sd-jwt/decode`'s; the rules are here.
@@ -30,8 +33,9 @@ export interface SdJwtVerifyContext {
   now: number;
   /** The offered `vct`, when the metadata names one. */
   expectedVct?: string;
-  /** The holder key the proof was made with: its `kid` (a DID URL) and public JWK. */
-  holderKid: string;
+  /** The holder key the proof was made with: its `kid` (a DID URL, when the proof named one). */
+  holderKid?: string;
+  /** …and its public JWK. */
   holderJwk: jose.JWK;
 }
 
@@ -43,6 +47,8 @@ export interface VerifiedSdJwt {
   claims: Record<string, unknown>;
 }
 
+/** Claims SD-JWT VC requires in the signed payload, never as disclosures. */
+export const NON_DISCLOSABLE = ["iss", "vct", "cnf", "iat", "nbf", "exp", "status"];
 const ALGS = ["EdDSA", "Ed25519", "ES256", "ES384", "ES512", "PS256", "RS256"];
 const SKEW_S = 60;
 const encoder = new TextEncoder();
@@ -187,6 +193,7 @@ export async function verifySdJwtVc(
     reject("a digest is referenced more than once");
   }
   const known = new Set(referenced);
+  const topLevel = new Set(Array.isArray(payload._sd) ? payload._sd as string[] : []);
   const seen = new Set<string>();
   for (const d of decoded.disclosures) {
     const digest = d._digest ?? "";
@@ -198,6 +205,13 @@ export async function verifySdJwtVc(
     if (d.key === "_sd" || d.key === "..." || d.key === "_sd_alg") {
       reject(`a disclosure uses the reserved name ${d.key}`);
     }
+    if (d.key !== undefined && NON_DISCLOSABLE.includes(d.key) && topLevel.has(digest)) {
+      reject(
+        `${d.key} is selectively disclosable; SD-JWT VC requires it in the signed payload (${
+          NON_DISCLOSABLE.join(", ")
+        })`,
+      );
+    }
   }
   const claims = strip(
     getClaimsSync<Record<string, unknown>>(payload, decoded.disclosures, hasher),
@@ -206,12 +220,13 @@ export async function verifySdJwtVc(
     unknown
   >;
 
-  // Binding, type and time.
-  const cnf = obj(claims.cnf);
+  // Binding, type and time: from the signed payload only.
+  const cnf = obj(payload.cnf);
   if (!cnf) reject("the credential has no cnf: it is not bound to the holder key");
   if (typeof cnf!.kid === "string") {
-    if (cnf!.kid !== ctx.holderKid && cnf!.kid !== ctx.holderKid.split("#")[0]) {
-      reject(`cnf.kid ${cnf!.kid} is not the holder key ${ctx.holderKid}`);
+    const kid = ctx.holderKid;
+    if (!kid || (cnf!.kid !== kid && cnf!.kid !== kid.split("#")[0])) {
+      reject(`cnf.kid ${cnf!.kid} is not the holder key ${kid ?? "(a JWK)"}`);
     }
   } else if (obj(cnf!.jwk)) {
     const theirs = await jose.calculateJwkThumbprint(cnf!.jwk as jose.JWK);
@@ -219,16 +234,18 @@ export async function verifySdJwtVc(
       reject("cnf.jwk is not the holder key");
     }
   } else reject("cnf names neither a kid nor a jwk");
-  if (typeof claims.vct !== "string") reject("the credential has no vct");
-  if (ctx.expectedVct && claims.vct !== ctx.expectedVct) {
-    reject(`vct is "${claims.vct}", the offer was for "${ctx.expectedVct}"`);
+  if (typeof payload.vct !== "string") reject("the credential has no vct");
+  if (ctx.expectedVct && payload.vct !== ctx.expectedVct) {
+    reject(`vct is "${payload.vct}", the offer was for "${ctx.expectedVct}"`);
   }
   const nowS = Math.floor(ctx.now / 1000);
-  const num = (k: string) => typeof claims[k] === "number" ? claims[k] as number : undefined;
-  if (claims.iat !== undefined && num("iat") === undefined) reject("iat is not a number");
+  const num = (k: string) => typeof payload[k] === "number" ? payload[k] as number : undefined;
+  for (const k of ["iat", "nbf", "exp"]) {
+    if (payload[k] !== undefined && num(k) === undefined) reject(`${k} is not a number`);
+  }
   if ((num("iat") ?? 0) > nowS + SKEW_S) reject("iat is in the future");
   if ((num("nbf") ?? 0) > nowS + SKEW_S) reject("the credential is not valid yet (nbf)");
   const exp = num("exp");
   if (exp !== undefined && exp <= nowS - SKEW_S) reject("the credential has expired (exp)");
-  return { issuer: iss, vct: claims.vct as string, claims };
+  return { issuer: iss, vct: payload.vct as string, claims };
 }

@@ -10,7 +10,7 @@
  * @module
  */
 import { keys, listPage, type Page } from "../kv/mod.ts";
-import { withStatuses } from "../status/mod.ts";
+import { type CredentialStatus, type StatusService, withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type {
   OfferRecord,
@@ -48,7 +48,7 @@ export function addNewOffer(op: Deno.AtomicOperation, stored: StoredOffer, now: 
   emitChange(op, stored.record, null, now);
 }
 
-/** Adds a version-checked change of an offer and its event to `op`. */
+/** Adds a version-checked change of an offer to `op`, and its event when the state changed. */
 export function addOfferUpdate(
   op: Deno.AtomicOperation,
   entry: Deno.KvEntry<StoredOffer>,
@@ -56,7 +56,8 @@ export function addOfferUpdate(
   now: number,
 ): void {
   op.check(entry).set(keys.oid4vcOffer(next.record.orgId, next.record.id), next);
-  emitChange(op, next.record, entry.value.record.state, now);
+  const previous = entry.value.record.state;
+  if (next.record.state !== previous) emitChange(op, next.record, previous, now);
 }
 
 /** Reads an org's offer. */
@@ -95,6 +96,27 @@ export function addCredential(op: Deno.AtomicOperation, c: SdJwtCredentialRecord
       keys.sdJwtCredentialPart(c.orgId, c.id, i),
       bytes.slice(i * PART_BYTES, (i + 1) * PART_BYTES),
     );
+  }
+}
+
+/** Adds stored credentials to `op`, each with its status when it has one (kept by `status/`). */
+export function addCredentials(
+  op: Deno.AtomicOperation,
+  status: StatusService,
+  credentials: SdJwtCredentialRecord[],
+  statuses: Map<string, CredentialStatus>,
+): void {
+  for (const c of credentials) {
+    addCredential(op, c);
+    const s = statuses.get(c.id);
+    if (s) {
+      status.record(op, {
+        orgId: c.orgId,
+        id: c.id,
+        subject: { format: "dc+sd-jwt", compact: c.compact },
+        status: s,
+      });
+    }
   }
 }
 

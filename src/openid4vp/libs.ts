@@ -7,11 +7,13 @@
  * `@openid4vc/*` checks that URLs are https through a process-wide setting; this service's own
  * outbound policy (`OUTBOUND_REQUIRE_HTTPS`) decides that for every URL it reaches, so the
  * library's check is turned off here and ours applies (`authorization_request.ts` checks the
- * `response_uri`, the safe client every fetch).
+ * `response_uri`, the safe client every fetch). `@openid4vc/utils` also replaces zod's global error
+ * map on import; the service's own map is put back, so its 400 messages keep their wording.
  *
  * @module
  */
 import { sha256 } from "@noble/hashes/sha2.js";
+import { z } from "zod";
 
 /** The loaded libraries. */
 export interface Oid4vpLibs {
@@ -27,12 +29,14 @@ let loaded: Promise<Oid4vpLibs> | undefined;
 /** The libraries, loaded once. */
 export function openid4vpLibs(): Promise<Oid4vpLibs> {
   loaded ??= (async () => {
+    const customError = z.config().customError;
     const [vp, oauth2, dcql, sdJwt] = await Promise.all([
       import("@openid4vc/openid4vp"),
       import("@openid4vc/oauth2"),
       import("dcql"),
       import("@sd-jwt/core"),
     ]);
+    z.config({ customError });
     oauth2.setGlobalConfig({ allowInsecureUrls: true });
     const hash = (data: Uint8Array, alg: string) => {
       if (alg !== "sha-256") throw new Error(`hash ${alg} is not supported`);

@@ -54,7 +54,7 @@ export async function buildVpToken(
   for (const [queryId, match] of a.chosen) {
     const c = a.credentials.find((x) => x.id === match.credentialId && x.format === match.format)!;
     if (c.format === "dc+sd-jwt") {
-      const signer = kbSignerFor(c.claims.cnf, key, c.id);
+      const signer = await kbSignerFor(deps.wallet, a.orgId, c.claims.cnf, key, c.id);
       vpToken[queryId] = [
         await presentSdJwt(libs, c.compact!, c.claims, match.disclosedClaims, {
           nonce,

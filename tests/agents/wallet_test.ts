@@ -179,3 +179,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test("wallet: the agent's P-256 key is made once, signs ES256, is sealed at rest and removed with the agent", async () => {
+  const ctx = await agentsContext();
+  try {
+    await expectJson((await configure(ctx)).res, 201);
+    const { agentId } = (await ctx.services.wallet.identity("org-a"))!;
+    const [a, b] = await Promise.all([
+      ctx.services.wallet.p256Key("org-a", agentId),
+      ctx.services.wallet.p256Key("org-a", agentId),
+    ]);
+    assert.deepEqual(a.publicJwk, b.publicJwk, "two first uses at once keep one key");
+    assert.equal(a.privateKey.extractable, false);
+    const data = new TextEncoder().encode("proof");
+    const algo = { name: "ECDSA", hash: "SHA-256" };
+    const sig = await crypto.subtle.sign(algo, a.privateKey, data);
+    const pub = await crypto.subtle.importKey(
+      "jwk",
+      a.publicJwk,
+      { name: "ECDSA", namedCurve: "P-256" },
+      false,
+      ["verify"],
+    );
+    assert.ok(await crypto.subtle.verify(algo, pub, sig, data));
+    const stored = await ctx.kv.get<Record<string, unknown>>(keys.agentP256Key("org-a", agentId));
+    assert.equal(typeof stored.value?.sealedD, "string");
+    assert.ok(!JSON.stringify(stored.value).includes('"d"'), "no private scalar in the clear");
+
+    const removed = await ctx.call("DELETE", "/orgs/org-a/agents", {
+      token: await ctx.token({ "org-a": ["owner"] }),
+    });
+    assert.equal(removed.status, 204, await removed.text());
+    assert.equal((await ctx.kv.get(keys.agentP256Key("org-a", agentId))).value, null);
+  } finally {
+    await ctx.close();
+  }
+});

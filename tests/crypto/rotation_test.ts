@@ -85,7 +85,15 @@ Deno.test("rotation: every sealed value moves to the new key; then the new key a
       201,
     );
     const webhookSecret = (registered.data as { secret: string }).secret;
-    const agent = (await before.kv.get<{ verkey: string }>(keys.agent("org-a"))).value!;
+    const agent = (await before.kv.get<{ verkey: string; id: string }>(keys.agent("org-a")))
+      .value!;
+    // The agent's P-256 key (ES256 proofs) and an OpenID4VCI offer's pre-authorized code.
+    const p256 = await before.services.wallet.p256Key("org-a", agent.id);
+    const offerId = "0190a000-0000-7000-8000-000000000001";
+    await before.kv.set(keys.oid4vcOffer("org-a", offerId), {
+      record: { id: offerId, orgId: "org-a", state: "offer-received" },
+      sealedCode: await before.services.secrets.seal("code-1", `oid4vc_offer:org-a:${offerId}`),
+    });
     await before.close();
 
     // The new key alone cannot open any of it yet.
@@ -98,7 +106,9 @@ Deno.test("rotation: every sealed value moves to the new key; then the new key a
           ["service signing key", 1, 1],
           ["API key lookup pepper", 1, 1],
           ["wallet keys", 1, 1],
+          ["wallet P-256 keys", 1, 1],
           ["webhook secrets", 1, 1],
+          ["OpenID4VCI offers", 1, 1],
         ],
       );
       kv.close();
@@ -109,7 +119,7 @@ Deno.test("rotation: every sealed value moves to the new key; then the new key a
     await expectJson(await agentToken(during, apiKey), 200);
     assert.equal(await rotateSecrets(during.kv, during.services.secrets), true);
     const again = await resealAll(during.kv, during.services.secrets, resealables);
-    assert.deepEqual(again.map((r) => r.resealed), [0, 0, 0, 0]); // idempotent
+    assert.deepEqual(again.map((r) => r.resealed), [0, 0, 0, 0, 0, 0]); // idempotent
     await during.close();
 
     // After: the new key alone. The same API key still finds its org (the pepper kept its value),
@@ -120,6 +130,14 @@ Deno.test("rotation: every sealed value moves to the new key; then the new key a
       await expectJson(await after.call("GET", "/me", { token }), 200);
       const wallet = await after.services.wallet.findByVerkey(agent.verkey);
       assert.equal(wallet?.verkey, agent.verkey);
+      const reopened = await after.services.wallet.p256Key("org-a", agent.id);
+      assert.deepEqual(reopened.publicJwk, p256.publicJwk);
+      const offer = (await after.kv.get<{ sealedCode: string }>(keys.oid4vcOffer("org-a", offerId)))
+        .value!;
+      assert.equal(
+        await after.services.secrets.openString(offer.sealedCode, `oid4vc_offer:org-a:${offerId}`),
+        "code-1",
+      );
       const ep = (await after.kv.get<WebhookEndpoint>(keys.webhook("org-a"))).value!;
       assert.equal(
         await after.services.secrets.openString(ep.secrets[0]!.sealed, "webhook-secret:org-a"),

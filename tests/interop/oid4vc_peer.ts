@@ -10,8 +10,15 @@ import { nodeExecutable, spawnNodePeer } from "./node_peer.ts";
 
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
 
-/** The three issuers the peer hosts (each its own credential issuer path). */
-export type Oid4vcIssuerKind = "ed25519-did-key" | "p256-did-jwk" | "p256-did-key";
+/**
+ * The issuers the peer hosts (each its own credential issuer path); `ed25519-batch` publishes
+ * `batch_credential_issuance` with `batch_size` 2.
+ */
+export type Oid4vcIssuerKind =
+  | "ed25519-did-key"
+  | "p256-did-jwk"
+  | "p256-did-key"
+  | "ed25519-batch";
 
 /** Options for {@link startOid4vcIssuer}. */
 export interface Oid4vcIssuerOptions {
@@ -21,6 +28,8 @@ export interface Oid4vcIssuerOptions {
   controlPort?: number;
   /** The origin the issuer publishes as its own (a relay in front of it); default its own. */
   publicOrigin?: string;
+  /** Lifetime of the issuer's access tokens in seconds (Credo's default 180). */
+  accessTokenSeconds?: number;
   /** Milliseconds to wait for READY (default 20000). */
   startupTimeoutMs?: number;
   /** Credo log level: test | trace | debug | info | warn (default) | error | fatal | off. */
@@ -67,8 +76,26 @@ export interface Oid4vcOfferOptions {
   txCode?: boolean;
   /** The OpenID4VCI version of the offer (Credo's names); default "v1". */
   version?: "v1" | "v1.draft15" | "v1.draft11-14";
+  /**
+   * The credential configuration: "IdentityCredential" (default; proofs EdDSA or ES256) or
+   * "IdentityCredentialES256" (proofs ES256 only).
+   */
+  configuration?: "IdentityCredential" | "IdentityCredentialES256";
+  /**
+   * Deferred issuance: the credential request gets a `transaction_id` (and this `interval`,
+   * seconds, default 1); the deferred endpoint answers pending until {@link Oid4vcIssuer.deferred}
+   * says "issue" or "deny".
+   */
+  deferred?: { interval?: number };
+  /** true: the token answer carries a refresh token (Credo's `generateRefreshTokens`). */
+  refreshTokens?: boolean;
   /** A `status.status_list` claim: index `idx` of the peer's status list `list` (its id). */
   status?: { list: string; idx: number };
+}
+
+/** The deferred transactions of a session, as the control API returns them. */
+export interface Oid4vcDeferredState {
+  transactions: { transactionId: string; next: "pending" | "issue" | "deny"; polls?: number }[];
 }
 
 /** Answer of {@link Oid4vcIssuer.createOffer}. */
@@ -148,6 +175,11 @@ export interface Oid4vcIssuer {
   rssMb: number;
   createOffer(options?: Oid4vcOfferOptions): Promise<Oid4vcOffer>;
   session(id: string): Promise<Oid4vcIssuanceSession>;
+  /**
+   * A session's deferred transactions; with `next`, what their next poll gets (the credentials,
+   * `credential_request_denied`, or pending again).
+   */
+  deferred(id: string, next?: "issue" | "deny" | "pending"): Promise<Oid4vcDeferredState>;
   /** Polls until the session reaches `state` (default Completed). */
   waitForSession(id: string, state?: string, timeoutMs?: number): Promise<Oid4vcIssuanceSession>;
   /**
@@ -180,6 +212,9 @@ export async function startOid4vcIssuer(
       "--control-port",
       String(options.controlPort ?? 0),
       ...(options.publicOrigin ? ["--public-origin", options.publicOrigin] : []),
+      ...(options.accessTokenSeconds
+        ? ["--access-token-seconds", String(options.accessTokenSeconds)]
+        : []),
     ],
     installed: {
       probe: "node_modules/@credo-ts/openid4vc/package.json",
@@ -200,6 +235,12 @@ export async function startOid4vcIssuer(
     rssMb: Number(ready.rssMb),
     createOffer: (offer = {}) => api("POST", "/offers", offer),
     session: (id) => api("GET", `/sessions/${encodeURIComponent(id)}`),
+    deferred: (id, next) =>
+      api(
+        next ? "POST" : "GET",
+        `/sessions/${encodeURIComponent(id)}/deferred`,
+        next ? { next } : undefined,
+      ),
     waitForSession: async (id, state = "Completed", timeoutMs = 15000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

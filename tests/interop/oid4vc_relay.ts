@@ -1,8 +1,9 @@
 /**
  * A relay between this service and the Credo OpenID4VCI issuer: a real local HTTP server that
- * forwards every request to the issuer and can alter the credential in transit (flip a
- * disclosure, or the signature), or stop answering (the issuer is down). The issuer publishes the
- * relay's origin as its own, so every URL the holder follows goes through it.
+ * forwards every request to the issuer, keeps the bodies of the holder's POST requests (to read
+ * the proofs it sent), and can alter the credential in transit (flip a disclosure, or the
+ * signature), or stop answering (the issuer is down). The issuer publishes the relay's origin as
+ * its own, so every URL the holder follows goes through it.
  */
 import { serveLocal } from "../support/context.ts";
 
@@ -37,14 +38,17 @@ export function tamper(compact: string, mode: Exclude<RelayMode, "pass">): strin
 export function startRelay(target: string, port = 0) {
   let mode: RelayMode = "pass";
   const tampered: string[] = [];
+  const posts: { path: string; body: string }[] = [];
   const handler = async (req: Request) => {
     const url = new URL(req.url);
     const headers = new Headers(req.headers);
     headers.delete("host");
+    const sent = req.method === "GET" || req.method === "HEAD" ? undefined : await req.text();
+    if (sent !== undefined) posts.push({ path: url.pathname, body: sent });
     const res = await fetch(target + url.pathname + url.search, {
       method: req.method,
       headers,
-      body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+      body: sent,
       redirect: "manual",
     });
     let body = await res.text();
@@ -57,8 +61,10 @@ export function startRelay(target: string, port = 0) {
       tampered.push(url.pathname);
     }
     const out = new Headers();
-    const ct = res.headers.get("content-type");
-    if (ct) out.set("content-type", ct);
+    for (const name of ["content-type", "www-authenticate", "dpop-nonce"]) {
+      const v = res.headers.get(name);
+      if (v) out.set(name, v);
+    }
     return new Response(body, { status: res.status, headers: out });
   };
   let server = port === 0 ? serveLocal(handler) : serveOn(port, handler);
@@ -67,6 +73,8 @@ export function startRelay(target: string, port = 0) {
     origin: `http://127.0.0.1:${boundPort}`,
     port: boundPort,
     tampered,
+    /** Every request body the holder sent, in order. */
+    posts,
     setMode(m: RelayMode) {
       mode = m;
     },

@@ -8,73 +8,20 @@
  * Needs `bash tests/interop/setup.sh` (npm packages of the peer); fails clearly without under CI.
  */
 import assert from "node:assert/strict";
-import { interopOptions } from "./availability.ts";
-import { type Oid4vcIssuer, type Oid4vcIssuerKind, startOid4vcIssuer } from "./oid4vc_peer.ts";
-import { startRelay } from "./oid4vc_relay.ts";
+import type { Oid4vcIssuerKind } from "./oid4vc_peer.ts";
+import {
+  accept,
+  credentialCount,
+  events,
+  type Json,
+  opts,
+  ORG,
+  receive,
+  setup,
+  teardown,
+} from "./oid4vc_holder.ts";
 import { configureAgent } from "../didcomm/helpers.ts";
-import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
-import { freePort } from "../support/service_process.ts";
-import type { OutboxMessage } from "../../src/outbox/mod.ts";
-
-const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
-const opts = {
-  ...interopOptions(PEER_DIR, "node_modules/@credo-ts/openid4vc/package.json"),
-  sanitizeOps: false,
-  sanitizeResources: false,
-};
-const ORG = "org-oid4vc";
-type Json = Record<string, unknown>;
-
-interface Setup {
-  issuer: Oid4vcIssuer;
-  relay: ReturnType<typeof startRelay>;
-  ctx: TestContext;
-  token: string;
-}
-
-async function setup(): Promise<Setup> {
-  const issuerPort = freePort();
-  const relay = startRelay(`http://127.0.0.1:${issuerPort}`);
-  const issuer = await startOid4vcIssuer({ port: issuerPort, publicOrigin: relay.origin });
-  const ctx = await createTestContext();
-  await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
-  const token = await ctx.token({ [ORG]: ["holder"] });
-  return { issuer, relay, ctx, token };
-}
-
-async function teardown(s: Setup) {
-  await s.ctx.close();
-  await s.issuer.close();
-  await s.relay.close();
-}
-
-const receive = async (s: Setup, offerUri: string, org = ORG, token = s.token) =>
-  await s.ctx.call("POST", `/orgs/${org}/openid4vc/offers`, {
-    token,
-    body: { credentialOffer: offerUri },
-  });
-const accept = async (s: Setup, id: string, body: Json = {}) =>
-  await s.ctx.call("POST", `/orgs/${ORG}/openid4vc/offers/${id}/accept`, { token: s.token, body });
-const credentialCount = async (s: Setup) =>
-  ((await expectJson(
-    await s.ctx.call("GET", `/orgs/${ORG}/sd-jwt-credentials?limit=200`, { token: s.token }),
-    200,
-  )).data as Json[]).length;
-
-/** The credential.state_changed events of one offer, in order. */
-async function events(kv: Deno.Kv, offerId: string): Promise<Json[]> {
-  const out: Json[] = [];
-  for await (const e of kv.list<OutboxMessage<Json>>({ prefix: ["outbox"] })) {
-    const ev = e.value.payload as { type?: string; data?: Json };
-    if (
-      e.value.kind === "webhook" && ev.type === "credential.state_changed" &&
-      ev.data?.id === offerId
-    ) {
-      out.push(ev.data);
-    }
-  }
-  return out;
-}
+import { createTestContext, expectJson } from "../support/context.ts";
 
 export const offerToDoneMs: number[] = [];
 

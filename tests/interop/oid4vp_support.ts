@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { interopOptions } from "./availability.ts";
-import { type Oid4vcIssuer, startOid4vcIssuer } from "./oid4vc_peer.ts";
+import { type Oid4vcIssuer, type Oid4vcOfferOptions, startOid4vcIssuer } from "./oid4vc_peer.ts";
 import { type Oid4vpVerifier, startOid4vpVerifier } from "./oid4vp_peer.ts";
 import { configureAgent, type ServedContext, servedContext } from "../didcomm/helpers.ts";
 import {
@@ -52,9 +52,15 @@ export function identityQuery(paths: string[][], id = "pid"): Json {
   };
 }
 
-/** Receives an offer from the Credo issuer and accepts it; the stored credential's id. */
-export async function issueToOrg(s: Omit<VpSetup, "credentialId">): Promise<string> {
-  const offer = await s.issuer.createOffer({ issuer: "ed25519-did-key" });
+/**
+ * Receives an offer from the Credo issuer (`offer`: e.g. an ES256-only configuration) and accepts
+ * it; the stored credential's id.
+ */
+export async function issueToOrg(
+  s: Omit<VpSetup, "credentialId">,
+  offerOptions: Oid4vcOfferOptions = { issuer: "ed25519-did-key" },
+): Promise<string> {
+  const offer = await s.issuer.createOffer(offerOptions);
   const rec = await expectJson(
     await s.ctx.call("POST", `/orgs/${ORG}/openid4vc/offers`, {
       token: s.token,

@@ -30,10 +30,16 @@ async function issue(opts: {
   payload?: Record<string, unknown>;
   header?: Record<string, unknown>;
   signWith?: CryptoKey;
+  /** More top-level claims, made disclosable. */
+  disclosed?: [string, unknown][];
+  /** More claims of `address`, made disclosable there. */
+  nested?: [string, unknown][];
 } = {}) {
   const given = disclose("given_name", "Alice");
   const street = disclose("street_address", "Main St 1");
-  const address = { _sd: [street.digest], country: "NL" };
+  const more = (opts.disclosed ?? []).map(([k, v]) => disclose(k, v));
+  const inner = (opts.nested ?? []).map(([k, v]) => disclose(k, v));
+  const address = { _sd: [street.digest, ...inner.map((d) => d.digest)], country: "NL" };
   const addr = disclose("address", address);
   const nat = disclose(null, "NL");
   const payload = {
@@ -43,7 +49,7 @@ async function issue(opts: {
     cnf: { kid: holderKid },
     family_name: "Doe",
     nationalities: [{ "...": nat.digest }, "DE"],
-    _sd: [given.digest, addr.digest],
+    _sd: [given.digest, addr.digest, ...more.map((d) => d.digest)],
     _sd_alg: "sha-256",
     ...opts.payload,
   };
@@ -56,7 +62,16 @@ async function issue(opts: {
     })
     .sign(opts.signWith ?? issuerKeys.privateKey);
   return {
-    compact: [jwt, given.text, street.text, addr.text, nat.text, ""].join("~"),
+    compact: [
+      jwt,
+      given.text,
+      street.text,
+      addr.text,
+      nat.text,
+      ...[...more, ...inner].map((d) => d.text),
+      "",
+    ]
+      .join("~"),
     given,
     street,
   };
@@ -145,6 +160,34 @@ Deno.test("tampered, misbound or mistyped SD-JWT VCs are rejected, naming the ru
   await rejected(compact.split("~")[0]!, /not an SD-JWT/);
   const extra = disclose("nickname", "Al");
   await rejected(compact + extra.text + "~", /not referenced/);
+});
+
+Deno.test("SD-JWT VC strictness: iss, vct, cnf, iat, nbf, exp, status as disclosures are refused; nested namesakes are not", async () => {
+  const nowS = Math.floor(Date.now() / 1000);
+  const values: Record<string, unknown> = {
+    iss: issuerDid,
+    vct: "https://example.org/vct/identity",
+    cnf: { kid: holderKid },
+    iat: nowS,
+    nbf: nowS - 10,
+    exp: nowS + 3600,
+    status: { status_list: { idx: 0, uri: "https://issuer.example/status/1" } },
+  };
+  for (const [name, value] of Object.entries(values)) {
+    // Only as a disclosure: the signed payload lacks it (where the rest allows).
+    const payload = ["iss", "vct", "cnf"].includes(name) ? {} : { [name]: undefined };
+    const { compact } = await issue({ payload, disclosed: [[name, value]] });
+    await rejected(
+      compact,
+      new RegExp(
+        `^${name} is selectively disclosable; SD-JWT VC requires it in the signed payload`,
+      ),
+    );
+  }
+  // A claim "status" (or "exp") inside another claim is the issuer's own: disclosable.
+  const nested = await issue({ nested: [["status", "married"], ["exp", "years"]] });
+  const v = await verifySdJwtVc(nested.compact, base);
+  assert.deepEqual((v.claims.address as Record<string, unknown>).status, "married");
 });
 
 Deno.test("a cnf.jwk binding is compared by thumbprint", async () => {

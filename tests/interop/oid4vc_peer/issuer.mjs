@@ -9,6 +9,8 @@ import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import { ClaimFormat, RecordNotFoundError } from "@credo-ts/core";
 import { OpenId4VcIssuanceSessionState } from "@credo-ts/openid4vc";
+import { Oauth2ErrorCodes, Oauth2ServerErrorResponseError } from "@openid4vc/oauth2";
+import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import express from "express";
 import { createOid4vcAgent } from "./lib/agent.mjs";
 import { createStatusLists } from "./lib/status_lists.mjs";
@@ -19,18 +21,40 @@ const { values } = parseArgs({
     "control-port": { type: "string", default: process.env.OID4VC_CONTROL_PORT ?? "0" },
     // The origin the issuer publishes (metadata, offers, `aud`), e.g. a relay in front of it.
     "public-origin": { type: "string", default: process.env.OID4VC_PUBLIC_ORIGIN ?? "" },
+    // Lifetime of access tokens (Credo's default: 180 s).
+    "access-token-seconds": { type: "string", default: "" },
   },
 });
 
 export const VCT = "https://example.org/vct/identity";
 const CONFIGURATION_ID = "IdentityCredential";
+/** The same credential, for holders that prove possession with ES256 only. */
+const ES256_CONFIGURATION_ID = "IdentityCredentialES256";
 
-/** The three issuer kinds: issuer id (= path segment) → signing key type and DID method. */
+/**
+ * The issuer kinds: issuer id (= path segment) → signing key type and DID method, and the batch
+ * size the issuer publishes (`batch_credential_issuance`), if any.
+ */
 const ISSUER_KINDS = {
   "ed25519-did-key": { method: "key", type: { kty: "OKP", crv: "Ed25519" }, alg: "EdDSA" },
   "p256-did-jwk": { method: "jwk", type: { kty: "EC", crv: "P-256" }, alg: "ES256" },
   "p256-did-key": { method: "key", type: { kty: "EC", crv: "P-256" }, alg: "ES256" },
+  "ed25519-batch": {
+    method: "key",
+    type: { kty: "OKP", crv: "Ed25519" },
+    alg: "EdDSA",
+    batchSize: 2,
+  },
 };
+
+// @sd-jwt/sd-jwt-vc refuses, at issuance, disclosure frames that make iss, nbf, exp, cnf, vct or
+// status disclosable. This peer turns that check off so that a test can make Credo issue what a
+// careless issuer would (a disclosable vct) and see the holder refuse it. The default frames
+// never make those claims disclosable.
+SDJwtVcInstance.prototype.validateReservedFields = () => {};
+
+/** Deferred issuances: transaction id → what the deferred endpoint answers next. */
+const deferredTransactions = new Map();
 
 const DEFAULT_CLAIMS = {
   given_name: "Erika",
@@ -73,32 +97,43 @@ const CLAIMS_METADATA = [
   { path: ["address", "country"], display: [{ name: "Country", locale: "en" }] },
 ];
 
+function credentialConfiguration(alg, scope, proofAlgs) {
+  return {
+    format: "dc+sd-jwt",
+    vct: VCT,
+    scope,
+    cryptographic_binding_methods_supported: ["jwk", "did:key", "did:jwk"],
+    credential_signing_alg_values_supported: [alg],
+    proof_types_supported: {
+      jwt: { proof_signing_alg_values_supported: proofAlgs },
+    },
+    credential_metadata: {
+      display: [{ name: "Identity Credential", locale: "en", description: "Interop test" }],
+      claims: CLAIMS_METADATA,
+    },
+  };
+}
+
 function credentialConfigurations(alg) {
   return {
-    [CONFIGURATION_ID]: {
-      format: "dc+sd-jwt",
-      vct: VCT,
-      scope: "openid4vc:credential:IdentityCredential",
-      cryptographic_binding_methods_supported: ["jwk", "did:key", "did:jwk"],
-      credential_signing_alg_values_supported: [alg],
-      proof_types_supported: {
-        jwt: { proof_signing_alg_values_supported: ["ES256", "EdDSA"] },
-      },
-      credential_metadata: {
-        display: [{ name: "Identity Credential", locale: "en", description: "Interop test" }],
-        claims: CLAIMS_METADATA,
-      },
-    },
+    [CONFIGURATION_ID]: credentialConfiguration(
+      alg,
+      "openid4vc:credential:IdentityCredential",
+      ["ES256", "EdDSA"],
+    ),
+    [ES256_CONFIGURATION_ID]: credentialConfiguration(
+      alg,
+      "openid4vc:credential:IdentityCredentialES256",
+      ["ES256"],
+    ),
   };
 }
 
 // issuerId → { did, didUrl, alg }
 const issuerKeys = new Map();
 
-/** Maps a credential request to an SD-JWT VC bound to each proven holder key. */
-function credentialRequestToCredentialMapper(
-  { issuanceSession, holderBinding, credentialConfiguration },
-) {
+/** SD-JWT VCs of the session's claims, one bound to each proven holder key. */
+function signCredentials(issuanceSession, holderBinding, vct) {
   const key = issuerKeys.get(issuanceSession.issuerId);
   if (!key) throw new Error(`no signing key for issuer ${issuanceSession.issuerId}`);
   const meta = issuanceSession.issuanceMetadata ?? {};
@@ -110,7 +145,7 @@ function credentialRequestToCredentialMapper(
     credentials: holderBinding.keys.map((binding) => ({
       payload: {
         ...structuredClone(claims),
-        vct: credentialConfiguration.vct ?? VCT,
+        vct,
         ...(meta.status ? { status: meta.status } : {}),
       },
       holder: binding,
@@ -118,6 +153,39 @@ function credentialRequestToCredentialMapper(
       disclosureFrame,
     })),
   };
+}
+
+/**
+ * Maps a credential request to an SD-JWT VC bound to each proven holder key, or, for an offer
+ * made with `deferred`, to a deferral the control API later releases or denies.
+ */
+function credentialRequestToCredentialMapper(
+  { issuanceSession, holderBinding, credentialConfiguration },
+) {
+  const meta = issuanceSession.issuanceMetadata ?? {};
+  if (meta.deferred) {
+    const transactionId = crypto.randomUUID();
+    deferredTransactions.set(transactionId, { sessionId: issuanceSession.id, next: "pending" });
+    return { type: "deferral", transactionId, interval: meta.deferred.interval ?? 1 };
+  }
+  return signCredentials(issuanceSession, holderBinding, credentialConfiguration.vct ?? VCT);
+}
+
+/** The deferred endpoint: still pending, the credentials, or `credential_request_denied`. */
+function deferredCredentialRequestToCredentialMapper({ issuanceSession, transaction }) {
+  const tx = deferredTransactions.get(transaction.transactionId);
+  tx.polls = (tx.polls ?? 0) + 1;
+  const interval = issuanceSession.issuanceMetadata?.deferred?.interval ?? 1;
+  if (tx.next === "deny") {
+    throw new Oauth2ServerErrorResponseError({
+      error: Oauth2ErrorCodes.CredentialRequestDenied ?? "credential_request_denied",
+      error_description: "The issuer decided not to issue this credential.",
+    });
+  }
+  if (tx.next !== "issue") {
+    return { type: "deferral", transactionId: transaction.transactionId, interval };
+  }
+  return signCredentials(issuanceSession, transaction.holderBinding, VCT);
 }
 
 // --- HTTP server for the OID4VCI endpoints: listen first, so the base URL (port) is known.
@@ -134,7 +202,14 @@ const issuerBaseUrl = `${origin}/oid4vci`;
 
 const agent = await createOid4vcAgent({
   app,
-  issuer: { baseUrl: issuerBaseUrl, credentialRequestToCredentialMapper },
+  issuer: {
+    baseUrl: issuerBaseUrl,
+    ...(values["access-token-seconds"]
+      ? { accessTokenExpiresInSeconds: Number(values["access-token-seconds"]) }
+      : {}),
+    credentialRequestToCredentialMapper,
+    deferredCredentialRequestToCredentialMapper,
+  },
 });
 
 const issuers = {};
@@ -153,6 +228,7 @@ for (const [issuerId, kind] of Object.entries(ISSUER_KINDS)) {
     issuerId,
     display: [{ name: `Credo Test Issuer (${issuerId})`, locale: "en" }],
     credentialConfigurationsSupported: credentialConfigurations(kind.alg),
+    ...(kind.batchSize ? { batchCredentialIssuance: { batchSize: kind.batchSize } } : {}),
   });
   const metadata = await agent.openid4vc.issuer.getIssuerMetadata(issuerId);
   const credentialIssuer = metadata.credentialIssuer.credential_issuer;
@@ -198,10 +274,12 @@ async function createOffer(body) {
   const claims = body.claims ?? DEFAULT_CLAIMS;
   const disclosureFrame = body.disclosureFrame ??
     (body.claims ? allDisclosableFrame(body.claims) : DEFAULT_DISCLOSURE_FRAME);
+  const configurationId = body.configuration ?? CONFIGURATION_ID;
+  const deferred = body.deferred ? { interval: body.deferred.interval ?? 1 } : undefined;
   const { credentialOffer, issuanceSession } = await agent.openid4vc.issuer.createCredentialOffer({
     issuerId,
     version: body.version ?? "v1",
-    credentialConfigurationIds: [CONFIGURATION_ID],
+    credentialConfigurationIds: [configurationId],
     preAuthorizedCodeFlowConfig: {
       authorizationServerUrl: info.credentialIssuer,
       txCode: body.txCode ? { input_mode: "numeric", length: 4 } : undefined,
@@ -209,8 +287,10 @@ async function createOffer(body) {
     issuanceMetadata: {
       claims,
       disclosureFrame,
+      ...(deferred ? { deferred } : {}),
       ...(body.status ? { status: statusLists.claim(body.status) } : {}),
     },
+    generateRefreshTokens: body.refreshTokens === true,
   });
   const offer = issuanceSession.credentialOfferPayload;
   const offerUri = body.byValue
@@ -227,7 +307,7 @@ async function createOffer(body) {
       issuerKid: info.didUrl,
       credentialIssuer: info.credentialIssuer,
       issuerMetadataUrl: info.issuerMetadataUrl,
-      credentialConfigurationId: CONFIGURATION_ID,
+      credentialConfigurationId: configurationId,
       vct: VCT,
       claims,
       disclosureFrame,
@@ -245,6 +325,8 @@ async function handle(method, path, body) {
   }
   if (method === "GET" && path === "/issuers") return { status: 200, body: issuers };
   if (method === "POST" && path === "/offers") return await createOffer(body);
+  const d = /^\/sessions\/([^/]+)\/deferred$/.exec(path);
+  if (d) return deferredControl(method, decodeURIComponent(d[1]), body);
   const statusAnswer = await statusLists.handle(method, path, body);
   if (statusAnswer) return statusAnswer;
   const m = /^\/sessions\/([^/]+)$/.exec(path);
@@ -257,6 +339,24 @@ async function handle(method, path, body) {
     return { status: 200, body: { ok: true } };
   }
   return { status: 404, body: { error: `no route ${method} ${path}` } };
+}
+
+/**
+ * `GET /sessions/{id}/deferred` → the session's deferred transactions (`next`, `polls`);
+ * `POST` `{"next": "issue" | "deny" | "pending"}` sets what their next poll gets.
+ */
+function deferredControl(method, sessionId, body) {
+  const txs = [...deferredTransactions.entries()].filter(([, t]) => t.sessionId === sessionId);
+  if (method === "POST") {
+    if (!["issue", "deny", "pending"].includes(body.next)) {
+      return { status: 400, body: { error: "next must be issue, deny or pending" } };
+    }
+    for (const [, t] of txs) t.next = body.next;
+  } else if (method !== "GET") return { status: 405, body: { error: "GET or POST" } };
+  return {
+    status: 200,
+    body: { transactions: txs.map(([transactionId, t]) => ({ transactionId, ...t })) },
+  };
 }
 
 let stopping = false;

@@ -1,0 +1,94 @@
+/**
+ * Shared setup of the OpenID4VCI interop tests: a real Credo 0.6.3 issuer (Node.js subprocess)
+ * behind a real local relay that it publishes as its own origin, this service as the holder (an
+ * org with a configured agent, a holder token), and the calls and reads the tests make.
+ */
+import { interopOptions } from "./availability.ts";
+import { type Oid4vcIssuer, type Oid4vcIssuerOptions, startOid4vcIssuer } from "./oid4vc_peer.ts";
+import { startRelay } from "./oid4vc_relay.ts";
+import { configureAgent } from "../didcomm/helpers.ts";
+import {
+  type ContextOptions,
+  createTestContext,
+  expectJson,
+  type TestContext,
+} from "../support/context.ts";
+import { freePort } from "../support/service_process.ts";
+import type { OutboxMessage } from "../../src/outbox/mod.ts";
+
+const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
+/** Deno.test options of the interop tests (skipped, or failed under CI, without the peer). */
+export const opts = {
+  ...interopOptions(PEER_DIR, "node_modules/@credo-ts/openid4vc/package.json"),
+  sanitizeOps: false,
+  sanitizeResources: false,
+};
+export const ORG = "org-oid4vc";
+export type Json = Record<string, unknown>;
+
+/** The issuer, the relay in front of it and the holder service. */
+export interface Setup {
+  issuer: Oid4vcIssuer;
+  relay: ReturnType<typeof startRelay>;
+  ctx: TestContext;
+  token: string;
+}
+
+/**
+ * Starts the relay, the Credo issuer (`peer` options) and the holder service (`context` as for the
+ * test context).
+ */
+export async function setup(
+  context: ContextOptions = {},
+  peer: Omit<Oid4vcIssuerOptions, "port" | "publicOrigin"> = {},
+): Promise<Setup> {
+  const issuerPort = freePort();
+  const relay = startRelay(`http://127.0.0.1:${issuerPort}`);
+  const issuer = await startOid4vcIssuer({
+    ...peer,
+    port: issuerPort,
+    publicOrigin: relay.origin,
+  });
+  const ctx = await createTestContext(context);
+  await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
+  const token = await ctx.token({ [ORG]: ["holder"] });
+  return { issuer, relay, ctx, token };
+}
+
+/** Closes the holder service, the issuer and the relay. */
+export async function teardown(s: Setup) {
+  await s.ctx.close();
+  await s.issuer.close();
+  await s.relay.close();
+}
+
+/** `POST /orgs/{org}/openid4vc/offers`. */
+export const receive = async (s: Setup, offerUri: string, org = ORG, token = s.token) =>
+  await s.ctx.call("POST", `/orgs/${org}/openid4vc/offers`, {
+    token,
+    body: { credentialOffer: offerUri },
+  });
+/** `POST /orgs/{ORG}/openid4vc/offers/{id}/accept`. */
+export const accept = async (s: Setup, id: string, body: Json = {}) =>
+  await s.ctx.call("POST", `/orgs/${ORG}/openid4vc/offers/${id}/accept`, { token: s.token, body });
+/** How many SD-JWT VCs the org has stored. */
+export const credentialCount = async (s: Setup) =>
+  ((await expectJson(
+    await s.ctx.call("GET", `/orgs/${ORG}/sd-jwt-credentials?limit=200`, { token: s.token }),
+    200,
+  )).data as Json[]).length;
+
+/** The credential.state_changed events of one offer, in order. */
+export async function events(kv: Deno.Kv, offerId: string): Promise<Json[]> {
+  const out: Json[] = [];
+  for await (const e of kv.list<OutboxMessage<Json>>({ prefix: ["outbox"] })) {
+    const ev = e.value.payload as { type?: string; data?: Json };
+    if (
+      e.value.kind === "webhook" && ev.type === "credential.state_changed" &&
+      ev.data?.id === offerId
+    ) {
+      out.push(ev.data);
+    }
+  }
+  return out;
+}
