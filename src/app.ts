@@ -16,12 +16,15 @@ import { AppError } from "./errors.ts";
 import {
   type AppEnv,
   assignRequestId,
+  bearerAuth,
   coreRoutes,
+  corsFor,
   docsRoutes,
   errorResponse,
   type FastLane,
   finishRequest,
   onError,
+  requireOrg,
 } from "./http/mod.ts";
 import { type ProcessState, readinessCheck } from "./readiness.ts";
 import { openid4vpRoutes } from "./openid4vp/mod.ts";
@@ -38,6 +41,22 @@ export interface AppOptions {
   /** The process state readiness reports (`main.ts` sets it; default: never draining). */
   processState?: ProcessState;
 }
+
+/**
+ * The path prefixes under which every route needs a bearer token (CONTRACT "Authentication and
+ * authorization"), verified by one middleware attached to each. Not here: the public routes
+ * (health, OpenAPI, docs, the page, `POST /didcomm`), `POST /agent/token` (an agent API key),
+ * and the DID resolution routes (`/dids/…`, `/1.0/…`), whose answer pipeline checks the same
+ * token itself (none with `DID_RESOLUTION_PUBLIC=true`).
+ */
+const BEARER_PREFIXES = [
+  "/me",
+  "/orgs/*",
+  "/credentials/*",
+  "/didcomm/credentials/*",
+  "/proofs/*",
+  "/notification/*",
+];
 
 const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
@@ -81,8 +100,18 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     finishRequest(c, id, t0);
   });
 
+  // Cross-origin calls from the CORS_ORIGINS pages (before auth: a preflight carries no token).
+  const cors = corsFor(services.config.corsOrigins);
+  if (cors) app.use("*", cors);
+
   const { verifier } = services;
-  app.route("/", coreRoutes({ verifier, ready: readinessCheck(services, opts.processState) }));
+  // Bearer auth once per path prefix; org routes also need a role in the org of their path.
+  const auth = bearerAuth({ verifier });
+  for (const prefix of BEARER_PREFIXES) app.use(prefix, auth);
+  app.use("/orgs/:orgId/*", requireOrg("member"));
+  app.use("/orgs/:orgId/agents/*", requireOrg("admin"));
+
+  app.route("/", coreRoutes({ ready: readinessCheck(services, opts.processState) }));
   const dids = didRoutes({
     resolver: services.resolver,
     verifier,
@@ -102,21 +131,19 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     "/",
     agentRoutes({
       agents: services.agents,
-      verifier,
       requireHttps: services.config.outbound.requireHttps,
       trustProxyHeaders: services.config.trustProxyHeaders,
     }),
   );
-  app.route("/", didcommRoutes({ didcomm: services.didcomm, verifier }));
-  app.route("/", webhookRoutes({ webhooks: services.webhooks, verifier }));
-  app.route("/", credentialRoutes({ holder: services.holder, verifier }));
-  app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc, verifier }));
-  app.route("/", openid4vpRoutes({ openid4vp: services.openid4vp, verifier }));
+  app.route("/", didcommRoutes({ didcomm: services.didcomm }));
+  app.route("/", webhookRoutes({ webhooks: services.webhooks }));
+  app.route("/", credentialRoutes({ holder: services.holder }));
+  app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc }));
+  app.route("/", openid4vpRoutes({ openid4vp: services.openid4vp }));
   app.route(
     "/",
     statusRoutes({
       status: services.status,
-      verifier,
       w3c: {
         schema: W3cCredentialSchema,
         read: async (orgId, id) => {
@@ -133,7 +160,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
       },
     }),
   );
-  app.route("/", proofRoutes({ prover: services.prover, verifier }));
+  app.route("/", proofRoutes({ prover: services.prover }));
   for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());
   app.route("/", webRoutes());

@@ -140,6 +140,8 @@ export async function buildServices(
   }, { now });
   const dispatcher = new Dispatcher(kv, {
     leaseMs: config.outboxLeaseSeconds * 1000,
+    // An outbox message's `leaseOwner` names the process that holds it.
+    owner: `pid-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
     ...options.dispatcher,
     now,
   });
@@ -237,14 +239,10 @@ export async function buildServices(
     wallet,
     didcomm: options.holderDidcomm ?? didcomm,
     credentials: holder,
-    credentialStatus: options.credentialStatus ?? (async (_orgId, record) => {
-      // Checked now, before a presentation; a list that cannot be read now does not undo a
-      // revocation or suspension recorded by an earlier check.
-      const now = await status.statusOf({ format: "ldp_vc", credential: record.credential });
-      const recorded = (record as { status?: { state?: string } }).status?.state;
-      return now.state === "unknown" && (recorded === "revoked" || recorded === "suspended")
-        ? recorded
-        : now.state;
+    contexts,
+    credentialStatus: options.credentialStatus ?? (async (orgId, record) => {
+      const subject = { format: "ldp_vc", credential: record.credential } as const;
+      return (await status.beforePresentation(orgId, record.id, subject)).state;
     }),
   });
 
@@ -261,19 +259,15 @@ export async function buildServices(
     }),
     checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
     anchors: await loadTrustAnchors(config),
-    // Checked now, before a credential is offered and before it is presented; a list that
-    // cannot be read now does not undo a revocation or suspension recorded by an earlier check.
-    checkStatus: async (_orgId, c) => {
-      const now = await status.statusOf(
+    // Checked before a credential is offered and before it is presented.
+    checkStatus: (orgId, c) =>
+      status.beforePresentation(
+        orgId,
+        c.id,
         c.format === "ldp_vc"
           ? { format: "ldp_vc", credential: c.claims }
           : { format: "dc+sd-jwt", compact: c.compact! },
-      );
-      const recorded = c.status?.state;
-      return now.state === "unknown" && (recorded === "revoked" || recorded === "suspended")
-        ? { state: recorded, message: c.status?.message }
-        : now;
-    },
+      ),
   });
 
   registerHolderHandlers(didcomm.handlers, holder, kv);

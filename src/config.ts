@@ -1,12 +1,20 @@
+/**
+ * The service's configuration, read from the environment by `parseConfig` only (every variable,
+ * its reader from `env_readers.ts`, its default and the rules between variables).
+ *
+ * @module
+ */
 import {
   type EthrNetwork,
   ethrNetworks,
-  NetworkSettingError,
   type PolygonNetworks,
   polygonNetworks,
 } from "./config_networks.ts";
+import { bool, ConfigError, host, int, origins, str, url, urlPrefixes } from "./env_readers.ts";
 
-/** The service's configuration, read from the environment by `parseConfig` only. */
+export { ConfigError };
+
+/** The service's configuration (`parseConfig`). */
 export interface Config {
   port: number;
   /** The address the server listens on (`LISTEN_HOST`). */
@@ -61,56 +69,16 @@ export interface Config {
   jsonldContextAllow: string[];
   /** `CREDENTIAL_STATUS_RECHECK_SECONDS`: how often stored credentials' status is checked again (0: never by the cron). */
   credentialStatusRecheckSeconds: number;
-}
-
-/** Thrown when the environment is not usable; the message names the variable. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
+  /**
+   * `CORS_ORIGINS`: the web origins (`https://wallet.example`) allowed to call the routes other
+   * than DID resolution from a browser. Empty: none (same-origin only).
+   */
+  corsOrigins: string[];
 }
 
 /** Issuer and audience of dev-mode tokens. */
 export const DEV_ISSUER = "urn:ssi-edge:dev";
 export const DEV_AUDIENCE = "ssi-edge";
-
-/**
- * One variable's reader: its value (undefined when unset) or a ConfigError naming it. (Plain
- * functions rather than a schema library: the config is read before the server listens, and a
- * schema library is the largest part of that start-up.)
- */
-type Field<T> = (v: string | undefined) => T;
-
-const str: Field<string | undefined> = (v) => v;
-
-const bool = (name: string): Field<boolean | undefined> => (v) => {
-  if (v === undefined || v === "") return undefined;
-  const s = v.trim().toLowerCase();
-  if (["true", "1", "yes"].includes(s)) return true;
-  if (["false", "0", "no"].includes(s)) return false;
-  throw new ConfigError(`${name} must be "true" or "false", got "${v}"`);
-};
-
-const url = (name: string): Field<string | undefined> => (v) => {
-  if (v === undefined || v === "") return undefined;
-  try {
-    const u = new URL(v);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-    return v.replace(/\/+$/, "");
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${v}"`);
-  }
-};
-
-const int = (name: string, min: number, max: number): Field<number | undefined> => (v) => {
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${v}"`);
-  }
-  return n;
-};
 
 const ALGS = new Set([
   "RS256",
@@ -125,54 +93,7 @@ const ALGS = new Set([
   "EdDSA",
 ]);
 
-// An IPv4 or IPv6 literal, or a host name (letters, digits, dots and hyphens).
-const HOST_RE =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/;
-
-const host = (name: string): Field<string | undefined> => (v) => {
-  if (v === undefined || v === "") return undefined;
-  const h = v.trim().replace(/^\[(.*)\]$/, "$1");
-  if (!HOST_RE.test(h) || h.length > 253) {
-    throw new ConfigError(`${name} must be an IP address or a host name to listen on, got "${v}"`);
-  }
-  return h;
-};
-
-/** A reader of `config_networks.ts`, its errors as ConfigErrors. */
-const networks = <T>(read: (v: string | undefined) => T): Field<T> => (v) => {
-  try {
-    return read(v);
-  } catch (err) {
-    if (err instanceof NetworkSettingError) throw new ConfigError(err.message);
-    throw err;
-  }
-};
-
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-
-/** A comma list of http(s) URL prefixes (each with a host, so a prefix never matches any host). */
-const urlPrefixes = (name: string): Field<string[]> => (v) => {
-  const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-  for (const prefix of list) {
-    let u: URL | undefined;
-    try {
-      u = new URL(prefix);
-    } catch { /* below */ }
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.host) {
-      throw new ConfigError(
-        `${name} must be a comma-separated list of http(s) URL prefixes such as ` +
-          `"https://contexts.example.org/"; "${prefix.slice(0, 80)}" is not one`,
-      );
-    }
-    if (u.pathname === "/" && !prefix.endsWith("/")) {
-      throw new ConfigError(
-        `${name}: end the prefix "${prefix}" with "/" (without it, "${prefix}.evil.example" ` +
-          "would match too)",
-      );
-    }
-  }
-  return list;
-};
 
 /** Every variable and its reader, in the order they are checked (the first problem is reported). */
 const fields = {
@@ -197,8 +118,8 @@ const fields = {
   DID_CACHE_MAX_STALE_SECONDS: int("DID_CACHE_MAX_STALE_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
-  DID_ETHR_NETWORKS: networks(ethrNetworks),
-  DID_POLYGON_NETWORKS: networks(polygonNetworks),
+  DID_ETHR_NETWORKS: ethrNetworks,
+  DID_POLYGON_NETWORKS: polygonNetworks,
   DID_DRIVER_TIMEOUT_MS: int("DID_DRIVER_TIMEOUT_MS", 100, 600_000),
   DID_PLC_DIRECTORY_URL: url("DID_PLC_DIRECTORY_URL"),
   DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
@@ -229,6 +150,7 @@ const fields = {
   },
   JSONLD_CONTEXT_ALLOW: urlPrefixes("JSONLD_CONTEXT_ALLOW"),
   CREDENTIAL_STATUS_RECHECK_SECONDS: int("CREDENTIAL_STATUS_RECHECK_SECONDS", 0, 86400 * 365),
+  CORS_ORIGINS: origins("CORS_ORIGINS"),
   LOG_LEVEL: (v: string | undefined): Config["logLevel"] | undefined => {
     if (v === undefined) return undefined;
     if ((LOG_LEVELS as readonly string[]).includes(v)) return v as Config["logLevel"];
@@ -385,5 +307,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     oid4vpX509TrustAnchors: e.OID4VP_X509_TRUST_ANCHORS,
     jsonldContextAllow: e.JSONLD_CONTEXT_ALLOW,
     credentialStatusRecheckSeconds: e.CREDENTIAL_STATUS_RECHECK_SECONDS ?? 86400,
+    corsOrigins: e.CORS_ORIGINS,
   };
 }

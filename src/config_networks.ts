@@ -5,9 +5,7 @@
  *
  * @module
  */
-
-/** A setting that cannot be used; `parseConfig` turns it into its ConfigError. */
-export class NetworkSettingError extends Error {}
+import { ConfigError } from "./env_readers.ts";
 
 /** One did:ethr network, in ethr-did-resolver's own `networks` shape. */
 export interface EthrNetwork {
@@ -40,7 +38,7 @@ function json(name: string, v: string): unknown {
   try {
     return JSON.parse(v);
   } catch {
-    throw new NetworkSettingError(`${name} must be JSON; it does not parse.`);
+    throw new ConfigError(`${name} must be JSON; it does not parse.`);
   }
 }
 
@@ -51,13 +49,13 @@ function rpcUrl(name: string, where: string, v: unknown): string {
       if (u.protocol === "http:" || u.protocol === "https:") return v;
     } catch { /* below */ }
   }
-  throw new NetworkSettingError(`${name}: ${where} needs "rpcUrl", an absolute http(s) URL.`);
+  throw new ConfigError(`${name}: ${where} needs "rpcUrl", an absolute http(s) URL.`);
 }
 
 function address(name: string, where: string, v: unknown, required: boolean): string | undefined {
   if (v === undefined && !required) return undefined;
   if (typeof v === "string" && ADDRESS.test(v)) return v;
-  throw new NetworkSettingError(
+  throw new ConfigError(
     `${name}: ${where} needs "registry", a 0x address of 40 hex digits.`,
   );
 }
@@ -71,15 +69,15 @@ export function ethrNetworks(v: string | undefined): EthrNetwork[] | undefined {
   if (v === undefined || v.trim() === "") return undefined;
   const list = json(NAME_, v);
   if (!Array.isArray(list) || list.length === 0) {
-    throw new NetworkSettingError(
+    throw new ConfigError(
       `${NAME_} must be a JSON array of networks, e.g. [{"name":"mainnet","chainId":1,"rpcUrl":"https://…","registry":"0x…"}].`,
     );
   }
   return list.map((n, i) => {
     const where = `network ${i + 1}`;
-    if (!isObject(n)) throw new NetworkSettingError(`${NAME_}: ${where} is not a JSON object.`);
+    if (!isObject(n)) throw new ConfigError(`${NAME_}: ${where} is not a JSON object.`);
     if (n.name !== undefined && (typeof n.name !== "string" || !NAME.test(n.name))) {
-      throw new NetworkSettingError(
+      throw new ConfigError(
         `${NAME_}: ${where} has a "name" that cannot be part of a DID.`,
       );
     }
@@ -88,7 +86,7 @@ export function ethrNetworks(v: string | undefined): EthrNetwork[] | undefined {
       (typeof chainId === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(chainId) &&
         BigInt(chainId) > 0n);
     if (!okId) {
-      throw new NetworkSettingError(
+      throw new ConfigError(
         `${NAME_}: ${where} needs "chainId", a positive number or 0x hex string.`,
       );
     }
@@ -109,19 +107,19 @@ export function polygonNetworks(v: string | undefined): PolygonNetworks | undefi
   if (v === undefined || v.trim() === "") return undefined;
   const obj = json(NAME_, v);
   if (!isObject(obj) || Object.keys(obj).length === 0) {
-    throw new NetworkSettingError(
+    throw new ConfigError(
       `${NAME_} must be a JSON object of networks, e.g. {"testnet":{"rpcUrl":"https://…","registry":"0x…"}}.`,
     );
   }
   const out: PolygonNetworks = {};
   for (const [key, n] of Object.entries(obj)) {
     if (key !== "testnet" && key !== "mainnet") {
-      throw new NetworkSettingError(
+      throw new ConfigError(
         `${NAME_}: "${key.slice(0, 40)}" is not a did:polygon network; use "testnet" or "mainnet".`,
       );
     }
     const where = `network "${key}"`;
-    if (!isObject(n)) throw new NetworkSettingError(`${NAME_}: ${where} is not a JSON object.`);
+    if (!isObject(n)) throw new ConfigError(`${NAME_}: ${where} is not a JSON object.`);
     out[key] = {
       rpcUrl: rpcUrl(NAME_, where, n.rpcUrl),
       registry: address(NAME_, where, n.registry, true)!,

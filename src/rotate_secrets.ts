@@ -9,11 +9,13 @@
 import { rotateSecrets } from "./compose.ts";
 import { ConfigError, parseConfig } from "./config.ts";
 import { SecretBox } from "./crypto/mod.ts";
+import { withBusyRetry } from "./kv/mod.ts";
 
 try {
   const config = parseConfig(Deno.env.toObject());
   if (!config.secretsKey) throw new ConfigError("SECRETS_KEY (the new key) is required.");
-  const kv = await Deno.openKv(config.kvPath);
+  // The service may be writing to the same file meanwhile.
+  const kv = withBusyRetry(await Deno.openKv(config.kvPath));
   try {
     const ok = await rotateSecrets(
       kv,

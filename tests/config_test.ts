@@ -146,3 +146,24 @@ Deno.test("parseConfig reads JSONLD_CONTEXT_ALLOW (http(s) prefixes) and CREDENT
     "CREDENTIAL_STATUS_RECHECK_SECONDS",
   );
 });
+
+Deno.test("parseConfig reads CORS_ORIGINS as web origins, as browsers send them", () => {
+  assert.deepEqual(parseConfig(base).corsOrigins, []);
+  const c = parseConfig({
+    ...base,
+    CORS_ORIGINS: "https://Wallet.Example, http://localhost:5173/, https://app.example:8443",
+  });
+  assert.deepEqual(c.corsOrigins, [
+    "https://wallet.example",
+    "http://localhost:5173",
+    "https://app.example:8443",
+  ]);
+  refuses({ ...base, CORS_ORIGINS: "wallet.example" }, "CORS_ORIGINS must be .* web origins");
+  refuses({ ...base, CORS_ORIGINS: "*" }, "CORS_ORIGINS must be .* web origins");
+  refuses({ ...base, CORS_ORIGINS: "ftp://wallet.example" }, "CORS_ORIGINS");
+  refuses(
+    { ...base, CORS_ORIGINS: "https://wallet.example/app" },
+    'not an origin .* write "https://wallet.example"',
+  );
+  refuses({ ...base, CORS_ORIGINS: "https://u@wallet.example" }, "CORS_ORIGINS: .* not an origin");
+});

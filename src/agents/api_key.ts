@@ -81,7 +81,7 @@ async function loadOrCreatePepper(deps: ApiKeyIndexDeps): Promise<Uint8Array> {
     };
     op.check(cur).set(keys.apiKeyPepper(), stored);
     return pepper;
-  }, { tries: 3, conflict: () => new Error("could not load or create the API key lookup pepper") });
+  }, { conflict: () => new Error("could not load or create the API key lookup pepper") });
 }
 
 /** For a SECRETS_KEY rotation: the pepper record. */

@@ -11,7 +11,7 @@
  */
 import { base58 } from "@scure/base";
 import { b64u, fromB64u, type Resealable, type SecretBox } from "../crypto/mod.ts";
-import { keys } from "../kv/mod.ts";
+import { atomicUpdate, keys } from "../kv/mod.ts";
 
 /** The public half of the key as a JWK (`kty` EC, `crv` P-256). */
 export interface P256PublicJwk {
@@ -89,22 +89,25 @@ export async function openP256Key(
   now: number,
 ): Promise<P256Key> {
   const key = keys.agentP256Key(orgId, agentId);
-  for (let i = 0; i < 3; i++) {
+  // Made once: two first uses at once both try, the first commit wins and the other reads it.
+  const record = await atomicUpdate(kv, async (op) => {
     const stored = await kv.get<P256KeyRecord>(key);
-    if (stored.value) return await open(stored.value, secrets);
+    if (stored.value) return stored.value;
     const pair = await crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
     const jwk = await crypto.subtle.exportKey("jwk", pair.privateKey);
-    const record: P256KeyRecord = {
+    const made: P256KeyRecord = {
       orgId,
       agentId,
       publicJwk: { kty: "EC", crv: "P-256", x: jwk.x!, y: jwk.y! },
       sealedD: await secrets.seal(jwk.d!, p256KeyAad(orgId, agentId)),
       createdAt: new Date(now).toISOString(),
     };
-    const res = await kv.atomic().check(stored).set(key, record).commit();
-    if (res.ok) return await open(record, secrets);
-  }
-  throw new Error(`the P-256 key of organization "${orgId}" could not be stored`);
+    op.check(stored).set(key, made);
+    return made;
+  }, {
+    conflict: () => new Error(`the P-256 key of organization "${orgId}" could not be stored`),
+  });
+  return await open(record, secrets);
 }
 
 /** For a SECRETS_KEY rotation: every agent's P-256 key. */

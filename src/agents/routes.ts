@@ -15,8 +15,6 @@ import {
   errorResponses,
   jsonContent,
   OrgParams,
-  requireOrg,
-  type TokenVerifier,
   zodDetails,
   zodMessage,
 } from "../http/mod.ts";
@@ -34,7 +32,6 @@ import type { AgentService } from "./service.ts";
 /** What the agent routes use. */
 export interface AgentRoutesDeps {
   agents: AgentService;
-  verifier: TokenVerifier;
   /** `OUTBOUND_REQUIRE_HTTPS`: agent endpoints must be https. */
   requireHttps: boolean;
   /** `TRUST_PROXY_HEADERS`: the client address of token limits comes from X-Forwarded-For. */
@@ -43,10 +40,9 @@ export interface AgentRoutesDeps {
 
 /** The agents feature router. */
 export function agentRoutes(
-  { agents, verifier, requireHttps, trustProxyHeaders }: AgentRoutesDeps,
+  { agents, requireHttps, trustProxyHeaders }: AgentRoutesDeps,
 ) {
   const app = createRouter();
-  const admin = requireOrg(verifier, "admin");
   const tags = ["Agents"];
 
   app.openapi(
@@ -56,7 +52,6 @@ export function agentRoutes(
       operationId: "configureAgent",
       tags,
       summary: "Create the org's agent: wallet key, did:peer:2, API key (stored hashed)",
-      middleware: [admin] as const,
       request: {
         params: OrgParams,
         body: {
@@ -88,7 +83,6 @@ export function agentRoutes(
       operationId: "getAgent",
       tags,
       summary: "The org's agent configuration (never the API key)",
-      middleware: [admin] as const,
       request: { params: OrgParams },
       responses: {
         200: jsonContent(AgentSchema, "Agent"),
@@ -109,7 +103,6 @@ export function agentRoutes(
         "A new agentEndpoint also reaches existing connections: each completed one is moved to a " +
         "new key and did:peer:2 naming it with DID Rotate 1.0 (RFC 0794), in the background. A " +
         "new apiKey ends the old key's agent tokens at once.",
-      middleware: [admin] as const,
       request: {
         params: OrgParams,
         body: {
@@ -135,7 +128,6 @@ export function agentRoutes(
       operationId: "removeAgent",
       tags,
       summary: "Remove the org's agent and its wallet keys (409 while connections exist)",
-      middleware: [admin] as const,
       request: {
         params: OrgParams,
         query: z.object({

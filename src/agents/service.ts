@@ -211,22 +211,26 @@ export class AgentService {
   /** Removes the agent and its wallet keys; 409 while connections exist unless `force`. */
   async remove(orgId: string, opts: { force?: boolean } = {}): Promise<void> {
     const { kv } = this.#d;
-    const cur = await readAgent(kv, orgId);
-    if (!cur.value) throw notFound(`Organization "${orgId}" has no agent configured.`);
+    const gone = () => notFound(`Organization "${orgId}" has no agent configured.`);
+    if (!(await readAgent(kv, orgId)).value) throw gone();
     if (!opts.force && await this.#d.hasConnections?.(orgId)) {
       throw conflict(
         `Organization "${orgId}" has connections; remove them first or use ?force=true.`,
       );
     }
-    const ok = await kv.atomic().check(cur)
-      .delete(keys.agent(orgId))
-      .delete(keys.agentByApiKey(cur.value.apiKeyLookup, orgId))
-      .commit();
-    if (!ok.ok) throw conflict("The agent was changed by another request; try again.");
-    const removed = await this.#d.wallet.deleteKeys(orgId, cur.value.id);
+    const agent = await atomicUpdate(kv, async (op) => {
+      const cur = await readAgent(kv, orgId);
+      if (!cur.value) throw gone();
+      op.check(cur).delete(keys.agent(orgId))
+        .delete(keys.agentByApiKey(cur.value.apiKeyLookup, orgId));
+      return cur.value;
+    }, {
+      conflict: () => conflict("The agent kept changing while it was being removed; try again."),
+    });
+    const removed = await this.#d.wallet.deleteKeys(orgId, agent.id);
     log("info", "agent removed", {
       orgId,
-      agentId: cur.value.id,
+      agentId: agent.id,
       walletKeys: removed,
       force: !!opts.force,
     });

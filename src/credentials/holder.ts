@@ -10,7 +10,11 @@
  */
 import type { AgentRecord, AutoAcceptPolicy } from "../agents/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
-import type { DidCommMessage, QueueMessageInput } from "../didcomm/mod.ts";
+import {
+  type DidCommMessage,
+  type QueueMessageInput,
+  queueOnRecordConnection,
+} from "../didcomm/mod.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
 import type { StatusService } from "../status/mod.ts";
@@ -154,32 +158,20 @@ export class CredentialHolder {
       addExchangeUpdate(op, entry, next, now);
       return next;
     }, {
-      tries: 6,
       conflict: () => new AppError("conflict", 409, "The record is changing too fast; try again."),
     });
     this.#d.dispatcher.wake();
     return next.record;
   }
 
-  /** Queues `message` on the exchange's connection inside `op`. */
+  /** Queues `message` on the exchange's connection inside `op` (409 when it no longer exists). */
   async queue(op: Deno.AtomicOperation, stored: StoredExchange, message: DidCommMessage) {
     const { orgId, record } = stored;
-    try {
-      await this.#d.didcomm.queueMessage(op, {
-        orgId,
-        connectionId: record.connectionId,
-        message,
-      });
-    } catch (err: unknown) {
-      if (err instanceof AppError && err.status === 404) {
-        // the record exists; its connection does not (any more): a state problem, not a 404
-        throw conflict(
-          `Credential exchange "${record.id}" uses connection "${record.connectionId}", ` +
-            "which no longer exists; no message can be sent on it.",
-        );
-      }
-      throw err;
-    }
+    await queueOnRecordConnection(this.#d.didcomm, op, `Credential exchange "${record.id}"`, {
+      orgId,
+      connectionId: record.connectionId,
+      message,
+    });
   }
 
   /** Queues `message` on a connection inside `op` (replies to inbound messages). */

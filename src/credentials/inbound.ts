@@ -9,7 +9,11 @@
  *
  * @module
  */
-import type { InboundContext, MessageHandlers } from "../didcomm/mod.ts";
+import {
+  describeProblemReport,
+  type InboundContext,
+  type MessageHandlers,
+} from "../didcomm/mod.ts";
 import { uuidv7 } from "../kv/mod.ts";
 import { log } from "../log.ts";
 import { enqueue } from "../outbox/mod.ts";
@@ -32,8 +36,6 @@ import {
   newW3cRecord,
   readExchangeByThread,
 } from "./store.ts";
-
-type Json = Record<string, unknown>;
 
 /** Outbox kind of automatic accept steps (auto-accept policy). */
 export const AUTO_ACCEPT_KIND = "credential_auto_accept";
@@ -257,21 +259,10 @@ export function holderHandlers(
       });
       return;
     }
-    const d = message.description as Json | undefined;
-    const code = typeof d?.code === "string"
-      ? d.code
-      : typeof message["problem-code"] === "string"
-      ? message["problem-code"]
-      : "problem-report";
-    const en = typeof d?.en === "string"
-      ? d.en
-      : typeof message.explain === "string"
-      ? message.explain
-      : "the issuer reported a problem";
     addExchangeUpdate(op, entry, {
       ...entry.value,
       record: withState(entry.value.record, "abandoned", now, {
-        errorMessage: `${code}: ${en}`.slice(0, 1000),
+        errorMessage: describeProblemReport(message),
       }),
     }, now);
   }

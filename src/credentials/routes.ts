@@ -9,21 +9,16 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { notFound } from "../errors.ts";
 import {
   type AppEnv,
-  authenticate,
   createRouter,
   errorResponses,
-  isOrgMember,
   jsonContent as json,
   OrgParams,
   parseLimit,
-  requireOrg,
-  type TokenVerifier,
+  visibleToMember,
 } from "../http/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
-import type { CredentialExchangeRecord } from "./record.ts";
 import {
   AcceptOfferBody,
   CredentialExchangeList,
@@ -39,26 +34,19 @@ import {
 /** What the credential routes use. */
 export interface CredentialRoutesDeps {
   holder: CredentialHolder;
-  verifier: TokenVerifier;
 }
 
 /** The credential routes. */
-export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
+export function credentialRoutes({ holder }: CredentialRoutesDeps) {
   const app = createRouter();
-  const auth = authenticate(verifier);
-  const member = requireOrg(verifier, "member");
 
   /** The record `id` and its org when the caller may see it; 404 otherwise (never leaks). */
-  const visibleRecord = async (
-    c: Context<AppEnv>,
-    id: string,
-  ): Promise<{ orgId: string; record: CredentialExchangeRecord }> => {
-    const found = await holder.find(id);
-    if (!found || !isOrgMember(c.var.principal, found.orgId)) {
-      throw notFound(`No credential exchange record "${id}" exists.`);
-    }
-    return found;
-  };
+  const visibleRecord = async (c: Context<AppEnv>, id: string) =>
+    visibleToMember(
+      c.var.principal,
+      await holder.find(id),
+      `No credential exchange record "${id}" exists.`,
+    );
 
   const acceptCredential = (path: string, operationId: string) =>
     createRoute({
@@ -69,7 +57,6 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       summary: "Accept a received credential: state done, ack sent to the issuer",
       description: "Only from `credential-received`. The state change and the outgoing " +
         "`issue-credential/2.0/ack` commit together; the ack is then delivered at least once.",
-      middleware: [auth] as const,
       request: {
         body: { required: true, content: { "application/json": { schema: RecordIdBody } } },
       },
@@ -100,7 +87,6 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       operationId: "acceptCredentialOffer",
       tags: ["credentials"],
       summary: "Accept a credential offer: the request is sent to the issuer",
-      middleware: [auth] as const,
       request: {
         body: { required: true, content: { "application/json": { schema: AcceptOfferBody } } },
       },
@@ -124,7 +110,6 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       operationId: "declineCredentialOffer",
       tags: ["credentials"],
       summary: "Decline a credential offer: state declined, problem report sent",
-      middleware: [auth] as const,
       request: {
         body: { required: true, content: { "application/json": { schema: RecordIdBody } } },
       },
@@ -148,7 +133,6 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       operationId: "getCredentialExchange",
       tags: ["credentials"],
       summary: "One credential exchange record",
-      middleware: [auth] as const,
       request: { params: IdParam },
       responses: {
         200: json(CredentialExchangeRecordSchema, "The record."),
@@ -169,7 +153,6 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       operationId: "listCredentialExchanges",
       tags: ["credentials"],
       summary: "The org's credential exchange records, newest first",
-      middleware: [member] as const,
       request: { params: OrgParams, query: ListQuery },
       responses: {
         200: json(CredentialExchangeList, "A page of records."),
@@ -191,7 +174,6 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       operationId: "listW3cCredentials",
       tags: ["credentials"],
       summary: "The org's stored W3C verifiable credentials, newest first",
-      middleware: [member] as const,
       request: { params: OrgParams, query: PageQuery },
       responses: {
         200: json(W3cCredentialList, "A page of credentials."),
@@ -213,7 +195,6 @@ export function credentialRoutes({ holder, verifier }: CredentialRoutesDeps) {
       operationId: "getW3cCredential",
       tags: ["credentials"],
       summary: "One stored W3C verifiable credential",
-      middleware: [member] as const,
       request: { params: OrgParams.merge(IdParam) },
       responses: {
         200: json(W3cCredentialSchema, "The credential."),

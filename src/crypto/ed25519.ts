@@ -11,6 +11,7 @@
 import { ed25519ToMontgomery } from "./edwards/mod.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
+import { Lru } from "../lru.ts";
 
 /** Thrown for a key string or key bytes that are not a valid Ed25519 key in the expected form. */
 export class KeyFormatError extends Error {
@@ -164,7 +165,7 @@ export function ed25519SecretToX25519(secretKey: Uint8Array): Uint8Array {
   return ed25519.utils.toMontgomerySecret(toEd25519SecretKey(secretKey).subarray(0, 32));
 }
 
-const xPublicCache = new Map<string, Uint8Array>();
+const xPublicCache = new Lru<Uint8Array>(1024);
 
 /**
  * X25519 public key of a base58 Ed25519 verkey, through a small bounded cache. Throws
@@ -174,7 +175,6 @@ export function verkeyToX25519(verkey: string): Uint8Array {
   const hit = xPublicCache.get(verkey);
   if (hit) return hit.slice();
   const x = ed25519PublicToX25519(verkeyToBytes(verkey));
-  if (xPublicCache.size >= 1024) xPublicCache.clear();
   xPublicCache.set(verkey, x);
   return x.slice();
 }

@@ -254,7 +254,7 @@ async function processInbound(
         throw new HandlerFailure(err);
       }
       if (skipped) log("warn", "inbound DIDComm message dropped", { ...fields, why: skipped.skip });
-    }, { tries: 6 });
+    });
   } catch (err) {
     if (err instanceof ConflictError) return changing();
     if (!(err instanceof HandlerFailure)) throw err;
@@ -279,7 +279,7 @@ async function processInbound(
             );
           queueMessageOn(op, entry.value, report, now);
         }
-      }, { tries: 6 });
+      });
     } catch (again) {
       if (again instanceof ConflictError) return changing();
       throw again;

@@ -15,7 +15,7 @@
  *
  * @module
  */
-export { DidcommService } from "./service.ts";
+export { DidcommService, queueOnRecordConnection } from "./service.ts";
 export { didcommRoutes, type DidcommRoutesDeps } from "./routes.ts";
 export type { DidcommDeps } from "./deps.ts";
 export {

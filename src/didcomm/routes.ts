@@ -10,14 +10,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError, badRequest } from "../errors.ts";
-import {
-  createRouter,
-  errorResponses,
-  OrgParams,
-  parseLimit,
-  requireOrg,
-  type TokenVerifier,
-} from "../http/mod.ts";
+import { createRouter, errorResponses, OrgParams, parseLimit } from "../http/mod.ts";
 import { CONNECTION_STATES } from "./connections/record.ts";
 import { EnvelopeError } from "./envelope.ts";
 import type { DidcommService } from "./service.ts";
@@ -74,13 +67,11 @@ const ListQuery = z.object({
 /** What the DIDComm routes use. */
 export interface DidcommRoutesDeps {
   didcomm: DidcommService;
-  verifier: TokenVerifier;
 }
 
 /** The DIDComm feature router. */
-export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
+export function didcommRoutes({ didcomm }: DidcommRoutesDeps) {
   const app = createRouter();
-  const member = requireOrg(verifier, "member");
   const tags = ["Connections"];
 
   app.openapi(
@@ -142,7 +133,6 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
         "invitationUrl carries the invitation (?oob= or ?c_i=), or is a short link: then it is " +
         "fetched once (Accept: application/json); a JSON answer is the invitation, a redirect is " +
         "read for its ?oob=/?c_i= location and not followed.",
-      middleware: [member] as const,
       request: {
         params: OrgParams,
         body: { required: true, content: { "application/json": { schema: ReceiveInvitation } } },
@@ -166,7 +156,6 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
       operationId: "listConnections",
       tags,
       summary: "The org's connections, newest first",
-      middleware: [member] as const,
       request: { params: OrgParams, query: ListQuery },
       responses: {
         200: {
@@ -200,7 +189,6 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
       operationId: "getConnection",
       tags,
       summary: "One connection of the org",
-      middleware: [member] as const,
       request: { params: IdParams },
       responses: {
         200: { description: "Connection", content: { "application/json": { schema: Connection } } },
@@ -221,7 +209,6 @@ export function didcommRoutes({ didcomm, verifier }: DidcommRoutesDeps) {
       operationId: "hangUpConnection",
       tags,
       summary: "End a completed connection: DID Rotate hangup to the other side, record abandoned",
-      middleware: [member] as const,
       request: { params: IdParams },
       responses: {
         200: { description: "Connection", content: { "application/json": { schema: Connection } } },

@@ -132,3 +132,27 @@ export class DidcommService {
     }
   }
 }
+
+/**
+ * Queues a message on the connection an exchange record uses, inside `op`, through `didcomm`
+ * (the service or a stand-in). `record` names the record (`Proof exchange "…"`): when the
+ * connection no longer exists the record still does, so that is a 409 naming both, not a 404.
+ */
+export async function queueOnRecordConnection(
+  didcomm: { queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void> },
+  op: Deno.AtomicOperation,
+  record: string,
+  input: QueueMessageInput,
+): Promise<void> {
+  try {
+    await didcomm.queueMessage(op, input);
+  } catch (err: unknown) {
+    if (err instanceof AppError && err.status === 404) {
+      throw conflict(
+        `${record} uses connection "${input.connectionId}", which no longer exists; no message ` +
+          "can be sent on it.",
+      );
+    }
+    throw err;
+  }
+}

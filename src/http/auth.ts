@@ -1,6 +1,7 @@
 import * as jose from "jose";
 import { createPublicKey } from "node:crypto";
 import { AppError, unauthorized } from "../errors.ts";
+import { Lru } from "../lru.ts";
 
 /** The verified caller: subject, org roles (Keycloak `resource_access`), and where the token came from. */
 export interface Principal {
@@ -34,7 +35,7 @@ export interface TrustedIssuer {
   stillValid?: (p: Principal) => Promise<void>;
 }
 
-/** Verifies bearer tokens. */
+/** Verifies bearer tokens (read from the request by `src/bearer.ts`). */
 export interface TokenVerifier {
   /** Returns the principal or throws AppError 401 (bad token) / 503 (keys unreachable). */
   verify(token: string): Promise<Principal>;
@@ -92,7 +93,7 @@ export function createTokenVerifier(
   opts: { now?: () => number } = {},
 ): TokenVerifier {
   const issuers = new Map<string, TrustedIssuer>([[primary.issuer, primary]]);
-  const cache = new Map<string, { p: Principal; until: number; issuer: TrustedIssuer }>();
+  const cache = new Lru<{ p: Principal; until: number; issuer: TrustedIssuer }>(CACHE_MAX);
   const now = opts.now ?? Date.now;
 
   async function verifyUncached(token: string): Promise<{ p: Principal; issuer: TrustedIssuer }> {
@@ -142,7 +143,7 @@ export function createTokenVerifier(
       const hit = cache.get(token);
       if (hit) {
         if (hit.until > t) {
-          // No await for issuers without a check: the hot path stays one Map lookup.
+          // No await for issuers without a check: the hot path stays one Map lookup (Lru.get).
           if (hit.issuer.stillValid !== undefined) await hit.issuer.stillValid(hit.p);
           return hit.p;
         }
@@ -151,10 +152,7 @@ export function createTokenVerifier(
       const { p, issuer } = await verifyUncached(token);
       if (issuer.stillValid !== undefined) await issuer.stillValid(p);
       const until = Math.min(t + CACHE_MS, (p.exp + 30) * 1000);
-      if (until > t) {
-        if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-        cache.set(token, { p, until, issuer });
-      }
+      if (until > t) cache.set(token, { p, until, issuer });
       return p;
     },
   };
@@ -188,25 +186,6 @@ function mapJoseError(err: unknown): AppError {
     "The identity provider's keys could not be fetched; try again shortly.",
     { cause: err },
   );
-}
-
-/** Pulls the bearer token out of an Authorization header; undefined when there is none. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const m = /^Bearer[ ]+([^ ]+)\s*$/i.exec(header);
-  return m?.[1];
-}
-
-/** Throws 401 when the header carries no bearer token. */
-export function requireBearer(header: string | undefined): string {
-  const t = bearerToken(header);
-  if (!t) {
-    if (header && /^Bearer\b/i.test(header)) {
-      throw unauthorized("The bearer token is empty or malformed.", true);
-    }
-    throw unauthorized("A bearer token is required (Authorization: Bearer <token>).", false);
-  }
-  return t;
 }
 
 /** True when `p` has one of `roles` in `orgId`. */

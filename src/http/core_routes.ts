@@ -1,7 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { TokenVerifier } from "./auth.ts";
 import { createRouter } from "./router.ts";
-import { requireBearer } from "./auth.ts";
 import { errorResponses } from "./openapi.ts";
 
 const Ready = z.object({
@@ -16,12 +14,11 @@ const Ready = z.object({
 
 /** What the core routes use. */
 export interface CoreRoutesDeps {
-  verifier: TokenVerifier;
   /** The readiness report when the service can take work; throws a 503 AppError otherwise. */
   ready: () => Promise<z.infer<typeof Ready>>;
 }
 
-/** `/health`, `/health/ready` and `/me`. */
+/** `/health`, `/health/ready` and `/me` (bearer auth is attached to `/me` in `app.ts`). */
 export function coreRoutes(deps: CoreRoutesDeps) {
   const app = createRouter();
 
@@ -75,8 +72,8 @@ export function coreRoutes(deps: CoreRoutesDeps) {
         ...errorResponses(401, 503),
       },
     }),
-    async (c) => {
-      const p = await deps.verifier.verify(requireBearer(c.req.header("authorization")));
+    (c) => {
+      const p = c.var.principal;
       return c.json({ sub: p.sub, kind: p.kind, orgs: p.orgs }, 200);
     },
   );

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { createRequire } from "node:module";
 import type { AppEnv } from "./env.ts";
+import { Lru } from "../lru.ts";
 
 const require = createRequire(import.meta.url);
 const ASSETS: Record<string, string> = {
@@ -23,7 +24,7 @@ const INIT =
 /** `GET /docs`: Swagger UI with its assets served from the swagger-ui-dist npm package (no CDN). */
 export function docsRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const cache = new Map<string, Uint8Array>();
+  const cache = new Lru<Uint8Array>(Object.keys(ASSETS).length);
   app.get("/docs", (c) => c.html(PAGE));
   app.get(
     "/docs/assets/init.js",

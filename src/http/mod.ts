@@ -4,14 +4,13 @@
  *
  * @module
  */
+export { authenticate, bearerToken, peekPrincipal, requireBearer } from "../bearer.ts";
 export {
   ADMIN_ROLES,
-  bearerToken,
   createTokenVerifier,
   hasOrgRole,
   MEMBER_ROLES,
   type Principal,
-  requireBearer,
   rolesFromClaims,
   staticKeyGetter,
   type TokenVerifier,
@@ -19,7 +18,8 @@ export {
 } from "./auth.ts";
 export {
   assertOrgId,
-  authenticate,
+  bearerAuth,
+  type BearerAuthOptions,
   checkOrgAccess,
   isOrgMember,
   ORG_ID_RE,
@@ -27,6 +27,7 @@ export {
   OrgParams,
   type OrgRole,
   requireOrg,
+  visibleToMember,
 } from "./org.ts";
 export { errorBody, errorResponse, onError, reason } from "./errors.ts";
 export { errorResponses, ErrorSchema, jsonContent, uuidSchema } from "./openapi.ts";
@@ -37,4 +38,5 @@ export { assignRequestId, finishFastAnswer, finishRequest } from "./request_id.t
 export type { FastLane } from "./fast_lane.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";
+export { corsFor } from "./cors.ts";
 export { coreRoutes } from "./core_routes.ts";

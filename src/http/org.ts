@@ -1,7 +1,8 @@
 /**
- * Who may act on an organization: the one org-id rule and the one org access check, used by
- * every org-scoped route (`requireOrg(verifier, role)` for an org in the path; `checkOrgAccess`
- * for an org named in a body or query).
+ * Who may act on an organization: the bearer-auth middleware (attached once per path prefix in
+ * `app.ts`, as hono's own `bearer-auth` is), the one org-id rule and the one org access check
+ * (`requireOrg(role)` for an org in the path; `checkOrgAccess` for an org named in a body or
+ * query).
  *
  * Check order: 401 (token) → 400 (malformed org id) → 403 (role).
  *
@@ -9,13 +10,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { badRequest, forbidden } from "../errors.ts";
+import { authenticate } from "../bearer.ts";
+import { badRequest, forbidden, notFound } from "../errors.ts";
 import {
   ADMIN_ROLES,
   hasOrgRole,
   MEMBER_ROLES,
   type Principal,
-  requireBearer,
   type TokenVerifier,
 } from "./auth.ts";
 import type { AppEnv } from "./env.ts";
@@ -74,19 +75,54 @@ export function isOrgMember(p: Principal, orgId: string): boolean {
   return hasOrgRole(p, orgId, MEMBER_ROLES);
 }
 
-/** Verifies the bearer token and stores the principal in `c.var.principal`. */
-export function authenticate(verifier: TokenVerifier): MiddlewareHandler<AppEnv> {
+/**
+ * `found` (a record named by id alone) when the caller is a member of its org; otherwise the
+ * same 404 as for no record at all, so another org's record never leaks (CONTRACT).
+ */
+export function visibleToMember<T extends { orgId: string }>(
+  p: Principal,
+  found: T | null | undefined,
+  missing: string,
+): T {
+  if (!found || !isOrgMember(p, found.orgId)) throw notFound(missing);
+  return found;
+}
+
+/** Options of {@link bearerAuth}. */
+export interface BearerAuthOptions {
+  /** The service's token verifier (`compose.ts`). */
+  verifier: TokenVerifier;
+}
+
+/**
+ * The bearer-auth middleware: verifies `Authorization: Bearer <token>` and puts the principal in
+ * `c.var.principal`; 401 with the RFC 6750 challenge otherwise (CONTRACT "Authentication and
+ * authorization"). Its options are checked once, when it is made. Attach it per path prefix:
+ *
+ * @example
+ * ```ts
+ * app.use("/orgs/*", bearerAuth({ verifier }));
+ * ```
+ */
+export function bearerAuth(opts: BearerAuthOptions): MiddlewareHandler<AppEnv> {
+  const verifier = opts?.verifier;
+  if (typeof verifier?.verify !== "function") {
+    throw new TypeError("bearerAuth needs a token verifier ({ verifier }).");
+  }
   return async (c: Context<AppEnv>, next) => {
-    c.set("principal", await verifier.verify(requireBearer(c.req.header("authorization"))));
+    c.set("principal", await authenticate(verifier, c.req.header("authorization")));
     await next();
   };
 }
 
-/** {@link authenticate}, then {@link checkOrgAccess} for the `orgId` path parameter. */
-export function requireOrg(verifier: TokenVerifier, role: OrgRole): MiddlewareHandler<AppEnv> {
+/**
+ * {@link checkOrgAccess} for the `orgId` path parameter, on the principal {@link bearerAuth} set
+ * (it runs after it: attach both to the prefix, or this one to a route under it).
+ */
+export function requireOrg(role: OrgRole): MiddlewareHandler<AppEnv> {
   return async (c: Context<AppEnv>, next) => {
-    const p = await verifier.verify(requireBearer(c.req.header("authorization")));
-    c.set("principal", p);
+    const p = c.get("principal");
+    if (p === undefined) throw new Error(`requireOrg("${role}") runs without bearerAuth before it`);
     checkOrgAccess(p, c.req.param("orgId") ?? "", role);
     await next();
   };

@@ -58,6 +58,7 @@ export const keys = {
   apiKeyPepper: () => ["service", "api_key_pepper"] as const,
 
   outboxMessage: (id: string) => ["outbox", id] as const,
+  outboxMessagePrefix: () => ["outbox"] as const,
   outboxDue: (atMs: number, id: string) => ["outbox_due", atMs, id] as const,
   outboxDuePrefix: () => ["outbox_due"] as const,
   outboxAttempt: (id: string, n: number) => ["outbox_attempt", id, n] as const,

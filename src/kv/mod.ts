@@ -1,18 +1,17 @@
 /**
  * Deno KV: the keyspace (every key builder), ids, and the storage helpers every feature uses
- * (list pages, the one read-modify-write retry loop, busy-file retries).
+ * (list pages, the one read-modify-write loop and its conflict policy, the one busy-file retry
+ * layer).
  *
  * @module
  */
 export { keys } from "./keys.ts";
-export { withBusyRetry } from "./busy_retry.ts";
+export { type BusyRetryOptions, withBusyRetry } from "./busy_retry.ts";
 export { timeId, uuidv7 } from "./ids.ts";
 export {
   atomicUpdate,
   type AtomicUpdateOptions,
-  commitOrConflict,
-  isBusyError,
+  CONFLICT_TRIES,
   listPage,
   type Page,
-  retryBusy,
 } from "./store.ts";

@@ -1,15 +1,5 @@
 import { badRequest, ConflictError } from "../errors.ts";
 
-/** Commits an atomic operation; a failed check becomes a ConflictError (409), never a silent overwrite. */
-export async function commitOrConflict(
-  op: Deno.AtomicOperation,
-  message?: string,
-): Promise<Deno.KvCommitResult> {
-  const res = await retryBusy(() => op.commit());
-  if (!res.ok) throw new ConflictError(message);
-  return res;
-}
-
 /** A page of a list: newest first. */
 export interface Page<T> {
   data: T[];
@@ -64,29 +54,41 @@ export async function listPage<T, U = T>(
   return { data, nextCursor: next };
 }
 
+/**
+ * How many times {@link atomicUpdate} runs a step whose commit keeps losing its race before it
+ * answers 409. Each lost race means another writer got through, so this bounds how many writers
+ * may change one record at the same moment before one caller is told to try again.
+ */
+export const CONFLICT_TRIES = 6;
+
 /** Options of {@link atomicUpdate}. */
 export interface AtomicUpdateOptions {
-  /** Attempts before giving up with a conflict. Default 5. */
+  /**
+   * Attempts before giving up with a conflict. Default {@link CONFLICT_TRIES}; only a counter
+   * that every contender must pass through (`agents/attempt_limits.ts`) sets its own.
+   */
   tries?: number;
   /** The error thrown when every attempt lost its race; default a generic 409. */
   conflict?: () => Error;
 }
 
 /**
- * The one read-modify-write loop of the service. `step` reads what it needs (fresh on every
- * attempt), adds its checks and writes to `op` and returns the result; the operation is then
- * committed. A failed check (another writer changed what was read), or a `ConflictError` thrown by
- * the step, runs `step` again after a short random wait, up to `tries` times, then throws
- * `conflict()` (409 by default). A step may throw any other error (an AppError such as 404) to
- * stop at once. A busy local SQLite file (several processes on one
- * KV file) is retried inside each commit by {@link retryBusy}.
+ * The one read-modify-write loop of the service, and its one conflict policy: a lost race is
+ * retried, never reported as such. `step` reads what it needs (fresh on every attempt), decides
+ * from what it read, adds its checks and writes to `op` and returns the result; the operation is
+ * then committed. A failed check (another writer changed what was read), or a `ConflictError`
+ * thrown by the step, runs `step` again on fresh data after a short random wait, so the answer is
+ * the one the current state gives (a step throws an AppError such as 404, or a 409 that names the
+ * state, to stop at once). Only after `tries` lost races in a row does it throw `conflict()` (409
+ * by default). A busy local SQLite file (several processes on one KV file) is retried by the
+ * handle itself (`withBusyRetry`), not here.
  */
 export async function atomicUpdate<T>(
   kv: Deno.Kv,
   step: (op: Deno.AtomicOperation, attempt: number) => Promise<T> | T,
   opts: AtomicUpdateOptions = {},
 ): Promise<T> {
-  const tries = opts.tries ?? 5;
+  const tries = opts.tries ?? CONFLICT_TRIES;
   for (let attempt = 0;; attempt++) {
     const op = kv.atomic();
     let value: T;
@@ -97,30 +99,10 @@ export async function atomicUpdate<T>(
       await sleep(Math.random() * 5 * (attempt + 1));
       continue;
     }
-    const res = await retryBusy(() => op.commit());
+    const res = await op.commit();
     if (res.ok) return value;
     if (attempt + 1 >= tries) throw opts.conflict?.() ?? new ConflictError();
     await sleep(Math.random() * 5 * (attempt + 1));
-  }
-}
-
-/** True for the error of a local SQLite KV file that another process holds (busy / locked). */
-export function isBusyError(err: unknown): boolean {
-  return err instanceof Error && /database is locked|busy/i.test(err.message);
-}
-
-/**
- * Runs a KV call again while it fails because a local SQLite file was busy (several processes on
- * one file), with a growing random wait, up to `tries` times.
- */
-export async function retryBusy<T>(fn: () => Promise<T>, tries = 40): Promise<T> {
-  for (let i = 1;; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= tries || !isBusyError(err)) throw err;
-      await sleep(Math.min(50, 2 * i) + Math.random() * 10);
-    }
   }
 }
 

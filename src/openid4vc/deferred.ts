@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { commitOrConflict, uuidv7 } from "../kv/mod.ts";
+import { atomicUpdate, uuidv7 } from "../kv/mod.ts";
 import { enqueue, type HandlerResult, type OutboxHandler } from "../outbox/mod.ts";
 import { IssuerError } from "./issuer_fetch.ts";
 import {
@@ -73,27 +73,33 @@ export function addPoll(
 
 /** The outbox handler that polls deferred issuance. */
 export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> {
-  /** Commits the offer's next state (with stored credentials and the next poll). */
+  /**
+   * Commits the offer's next state (with stored credentials and the next poll). A lost race reads
+   * the offer again: when it has moved on meanwhile (or another poll owns it), this poll's news is
+   * stale and nothing is written.
+   */
   const commit = async (
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<StoredOffer["record"]>,
     receipt: Receipt,
     deferred: DeferredState | undefined,
   ) => {
-    const now = deps.now();
-    const cur = entry.value;
-    const next: StoredOffer = {
-      ...cur,
-      record: { ...cur.record, ...change, updatedAt: new Date(now).toISOString() },
-      deferred,
-    };
-    const op = deps.kv.atomic();
-    if (deferred) {
-      deferred.jobId = addPoll(op, cur.record.orgId, cur.record.id, deferred.intervalS, now);
-    }
-    addOfferUpdate(op, entry, next, now);
-    addCredentials(op, deps.status, receipt.records, receipt.statuses);
-    await commitOrConflict(op, `Credential offer "${cur.record.id}" changed during a poll.`);
+    const { orgId, id } = entry.value.record;
+    const jobId = entry.value.deferred?.jobId;
+    await atomicUpdate(deps.kv, async (op, attempt) => {
+      const fresh = attempt === 0 ? entry : await readOffer(deps.kv, orgId, id);
+      const cur = fresh?.value;
+      if (!fresh || cur?.record.state !== "deferred" || cur.deferred?.jobId !== jobId) return;
+      const now = deps.now();
+      const next: StoredOffer = {
+        ...cur,
+        record: { ...cur.record, ...change, updatedAt: new Date(now).toISOString() },
+        deferred,
+      };
+      if (deferred) deferred.jobId = addPoll(op, orgId, id, deferred.intervalS, now);
+      addOfferUpdate(op, fresh, next, now);
+      addCredentials(op, deps.status, receipt.records, receipt.statuses);
+    }, { conflict: () => new Error(`Credential offer "${id}" kept changing during a poll.`) });
     deps.dispatcher.wake();
   };
 

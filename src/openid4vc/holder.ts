@@ -13,7 +13,7 @@ import type { Wallet } from "../agents/mod.ts";
 import type { SecretBox } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
-import { commitOrConflict, keys, type Page, uuidv7 } from "../kv/mod.ts";
+import { atomicUpdate, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import type { CredentialStatus, StatusService } from "../status/mod.ts";
@@ -104,9 +104,7 @@ export class Oid4vcHolder {
       offer: got.offer,
       metadata: got.metadata,
     };
-    const op = this.#d.kv.atomic();
-    addNewOffer(op, stored, now);
-    await commitOrConflict(op);
+    await atomicUpdate(this.#d.kv, (op) => addNewOffer(op, stored, now));
     this.#d.dispatcher.wake();
     return record;
   }
@@ -127,8 +125,10 @@ export class Oid4vcHolder {
   }
 
   /**
-   * Commits the offer's change with the credentials it stores (and their statuses); `also` adds to
-   * the same atomic operation what goes with it (the first poll of a deferred issuance).
+   * Moves an open offer (`entry`, as read) to `change.state` with the credentials it stores (and
+   * their statuses); `also` adds to the same atomic operation what goes with it (the first poll of
+   * a deferred issuance). A lost race reads the offer again: the change is made while it is still
+   * open, else 409 names its state.
    */
   async #commitState(
     entry: Deno.KvEntry<StoredOffer>,
@@ -137,19 +137,22 @@ export class Oid4vcHolder {
     statuses = new Map<string, CredentialStatus>(),
     also?: (op: Deno.AtomicOperation, next: StoredOffer, now: number) => void | Promise<void>,
   ): Promise<OfferRecord> {
-    const now = this.#d.now();
-    const next: StoredOffer = {
-      ...entry.value,
-      record: { ...entry.value.record, ...change, updatedAt: new Date(now).toISOString() },
-    };
-    const op = this.#d.kv.atomic();
-    await also?.(op, next, now);
-    addOfferUpdate(op, entry, next, now);
-    addCredentials(op, this.#d.status, credentials, statuses);
-    await commitOrConflict(
-      op,
-      `Credential offer "${next.record.id}" was changed by another request; read it again.`,
-    );
+    const { orgId, id } = entry.value.record;
+    const next = await atomicUpdate(this.#d.kv, async (op, attempt) => {
+      const cur = attempt === 0 ? entry : await this.#openEntry(orgId, id);
+      const now = this.#d.now();
+      const next: StoredOffer = {
+        ...cur.value,
+        record: { ...cur.value.record, ...change, updatedAt: new Date(now).toISOString() },
+      };
+      await also?.(op, next, now);
+      addOfferUpdate(op, cur, next, now);
+      addCredentials(op, this.#d.status, credentials, statuses);
+      return next;
+    }, {
+      conflict: () =>
+        conflict(`Credential offer "${id}" kept changing while this request ran; read it again.`),
+    });
     this.#d.dispatcher.wake();
     return next.record;
   }
@@ -307,16 +310,22 @@ export class Oid4vcHolder {
   /** Takes the accept lease of an offer (409 while another accept holds it). */
   async #lease(orgId: string, id: string): Promise<() => Promise<void>> {
     const key = keys.oid4vcAccepting(orgId, id);
-    const now = this.#d.now();
-    const held = await this.#d.kv.get<{ until: number }>(key);
-    if (held.value && held.value.until > now) {
-      throw conflict(`Credential offer "${id}" is being accepted by another request.`);
-    }
-    const res = await this.#d.kv.atomic().check(held)
-      .set(key, { until: now + ACCEPT_LEASE_MS }, { expireIn: ACCEPT_LEASE_MS * 2 }).commit();
-    if (!res.ok) throw conflict(`Credential offer "${id}" is being accepted by another request.`);
+    const lease = { until: 0 };
+    await atomicUpdate(this.#d.kv, async (op) => {
+      const now = this.#d.now();
+      const held = await this.#d.kv.get<{ until: number }>(key);
+      if (held.value && held.value.until > now) {
+        throw conflict(`Credential offer "${id}" is being accepted by another request.`);
+      }
+      lease.until = now + ACCEPT_LEASE_MS;
+      op.check(held).set(key, lease, { expireIn: ACCEPT_LEASE_MS * 2 });
+    });
     return async () => {
-      await this.#d.kv.atomic().check({ key, versionstamp: res.versionstamp }).delete(key).commit();
+      // Only this lease: one that ran out and was taken by another accept stays.
+      await atomicUpdate(this.#d.kv, async (op) => {
+        const held = await this.#d.kv.get<{ until: number }>(key);
+        if (held.value?.until === lease.until) op.check(held).delete(key);
+      });
     };
   }
 

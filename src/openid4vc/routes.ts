@@ -12,8 +12,6 @@ import {
   jsonContent as json,
   OrgParams,
   parseLimit,
-  requireOrg,
-  type TokenVerifier,
 } from "../http/mod.ts";
 import { badRequest } from "../errors.ts";
 import type { Oid4vcHolder } from "./holder.ts";
@@ -32,7 +30,6 @@ import {
 /** What the routes use. */
 export interface Oid4vcRoutesDeps {
   openid4vc: Oid4vcHolder;
-  verifier: TokenVerifier;
 }
 
 const TAG = ["openid4vc"];
@@ -50,9 +47,8 @@ function isPresentationRequest(uri: string): boolean {
 }
 
 /** The OpenID4VCI holder routes. */
-export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
+export function openid4vcRoutes({ openid4vc }: Oid4vcRoutesDeps) {
   const app = createRouter();
-  const member = requireOrg(verifier, "member");
 
   app.openapi(
     createRoute({
@@ -61,7 +57,6 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
       operationId: "receiveOpenidCredentialOffer",
       tags: TAG,
       summary: "Receive an OpenID4VCI credential offer (by value or by reference)",
-      middleware: [member] as const,
       request: {
         params: OrgParams,
         body: { required: true, content: { "application/json": { schema: ReceiveOfferBody } } },
@@ -90,7 +85,6 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
       operationId: "listOpenidCredentialOffers",
       tags: TAG,
       summary: "The org's OpenID4VCI offers, newest first",
-      middleware: [member] as const,
       request: { params: OrgParams, query: OfferListQuery },
       responses: {
         200: json(OfferList, "A page of offers."),
@@ -111,7 +105,6 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
       operationId: "getOpenidCredentialOffer",
       tags: TAG,
       summary: "One OpenID4VCI offer",
-      middleware: [member] as const,
       request: { params: OrgIdParams },
       responses: {
         200: json(OfferRecordSchema, "The offer."),
@@ -136,7 +129,6 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
         "endpoint until `done` or `failed`) or `failed` (a credential did not verify; nothing " +
         "stored). 502 when the issuer cannot be reached or refuses; the record then stays " +
         "`offer-received`.",
-      middleware: [member] as const,
       request: {
         params: OrgIdParams,
         body: {
@@ -165,7 +157,6 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
       operationId: "declineOpenidCredentialOffer",
       tags: TAG,
       summary: "Decline an offer (nothing is sent to the issuer)",
-      middleware: [member] as const,
       request: { params: OrgIdParams },
       responses: {
         200: json(OfferRecordSchema, "The offer, now declined."),
@@ -185,7 +176,6 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
       operationId: "listSdJwtCredentials",
       tags: TAG,
       summary: "The org's stored SD-JWT VCs, newest first",
-      middleware: [member] as const,
       request: { params: OrgParams, query: CredentialPageQuery },
       responses: {
         200: json(SdJwtCredentialList, "A page of credentials."),
@@ -206,7 +196,6 @@ export function openid4vcRoutes({ openid4vc, verifier }: Oid4vcRoutesDeps) {
       operationId: "getSdJwtCredential",
       tags: TAG,
       summary: "One stored SD-JWT VC",
-      middleware: [member] as const,
       request: { params: OrgIdParams },
       responses: {
         200: json(SdJwtCredentialSchema, "The credential."),

@@ -177,8 +177,13 @@ export class Oid4vpHolder {
     change: Partial<PresentationRequestRecord> & { state: PresentationState },
   ): Promise<PresentationRequestRecord> {
     const now = this.#d.now();
-    const record = { ...entry.value.record, ...change, updatedAt: new Date(now).toISOString() };
-    await updateRequest(this.#d.kv, entry, record, now);
+    const at = new Date(now).toISOString();
+    const record = await updateRequest(
+      this.#d.kv,
+      entry,
+      (r) => ({ ...r, ...change, updatedAt: at }),
+      now,
+    );
     this.#d.dispatcher.wake();
     return record;
   }

@@ -12,8 +12,6 @@ import {
   jsonContent as json,
   OrgParams,
   parseLimit,
-  requireOrg,
-  type TokenVerifier,
 } from "../http/mod.ts";
 import type { Oid4vpHolder } from "./holder.ts";
 import type { PresentationState } from "./record.ts";
@@ -29,15 +27,13 @@ import {
 /** What the routes use. */
 export interface Oid4vpRoutesDeps {
   openid4vp: Oid4vpHolder;
-  verifier: TokenVerifier;
 }
 
 const TAG = ["openid4vp"];
 
 /** The OpenID4VP holder routes. */
-export function openid4vpRoutes({ openid4vp, verifier }: Oid4vpRoutesDeps) {
+export function openid4vpRoutes({ openid4vp }: Oid4vpRoutesDeps) {
   const app = createRouter();
-  const member = requireOrg(verifier, "member");
 
   app.openapi(
     createRoute({
@@ -50,7 +46,6 @@ export function openid4vpRoutes({ openid4vp, verifier }: Oid4vpRoutesDeps) {
         "`decentralized_identifier:` or `x509_san_dns:`, signature, expiry, `response_uri`) and " +
         "evaluates its DCQL query against the org's stored credentials. A refused request is " +
         "400 naming the rule (`details[0].path`); nothing is recorded or sent.",
-      middleware: [member] as const,
       request: {
         params: OrgParams,
         body: { required: true, content: { "application/json": { schema: ReceiveRequestBody } } },
@@ -74,7 +69,6 @@ export function openid4vpRoutes({ openid4vp, verifier }: Oid4vpRoutesDeps) {
       operationId: "listPresentationRequests",
       tags: TAG,
       summary: "The org's OpenID4VP presentation requests, newest first",
-      middleware: [member] as const,
       request: { params: OrgParams, query: RequestListQuery },
       responses: {
         200: json(PresentationRequestList, "A page of requests."),
@@ -102,7 +96,6 @@ export function openid4vpRoutes({ openid4vp, verifier }: Oid4vpRoutesDeps) {
       operationId: "getPresentationRequest",
       tags: TAG,
       summary: "One OpenID4VP presentation request",
-      middleware: [member] as const,
       request: { params: RequestIdParams },
       responses: {
         200: json(PresentationRequestSchema, "The request."),
@@ -126,7 +119,6 @@ export function openid4vpRoutes({ openid4vp, verifier }: Oid4vpRoutesDeps) {
         "`errorMessage` says why). 409 when a needed credential query has no match (nothing is " +
         "sent) or the request is not open; 502 when the verifier cannot be reached (the record " +
         "stays `request-received`).",
-      middleware: [member] as const,
       request: {
         params: RequestIdParams,
         body: { required: false, content: { "application/json": { schema: AcceptRequestBody } } },
@@ -152,7 +144,6 @@ export function openid4vpRoutes({ openid4vp, verifier }: Oid4vpRoutesDeps) {
       operationId: "declinePresentationRequest",
       tags: TAG,
       summary: "Decline a request: the verifier is told access_denied",
-      middleware: [member] as const,
       request: { params: RequestIdParams },
       responses: {
         200: json(PresentationRequestSchema, "The request, now declined."),

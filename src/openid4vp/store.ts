@@ -3,11 +3,13 @@
  *
  * Keys: `keys.oid4vpRequest(orgId, id)` → {@link StoredPresentationRequest};
  * `keys.oid4vpAnswering(orgId, id)` → the lease of an accept or decline in progress. A record and
- * each change of it commit together with its `presentation.state_changed` event.
+ * each change of it commit together with its `presentation.state_changed` event. Writes are
+ * `atomicUpdate` steps: a lost race is read again and decided on what is there now.
  *
  * @module
  */
-import { commitOrConflict, keys, listPage, type Page } from "../kv/mod.ts";
+import { conflict, notFound } from "../errors.ts";
+import { atomicUpdate, keys, listPage, type Page } from "../kv/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type {
   PresentationRequestRecord,
@@ -39,25 +41,40 @@ export async function addNewRequest(
   now: number,
 ): Promise<void> {
   const key = keys.oid4vpRequest(stored.record.orgId, stored.record.id);
-  const op = kv.atomic().check({ key, versionstamp: null }).set(key, stored);
-  emitChange(op, stored.record, null, now);
-  await commitOrConflict(op);
+  await atomicUpdate(kv, (op) => {
+    op.check({ key, versionstamp: null }).set(key, stored);
+    emitChange(op, stored.record, null, now);
+  });
 }
 
-/** Writes a version-checked change of a request and its event. */
+/**
+ * Writes `change` of a request (`entry`, as read) and its event. A lost race reads the request
+ * again: the change is made while it is still in the state it was read in, else 409 names the
+ * state it is in now. Returns the record written.
+ */
 export async function updateRequest(
   kv: Deno.Kv,
   entry: Deno.KvEntry<StoredPresentationRequest>,
-  record: PresentationRequestRecord,
+  change: (record: PresentationRequestRecord) => PresentationRequestRecord,
   now: number,
-): Promise<void> {
-  const next: StoredPresentationRequest = { ...entry.value, record };
-  const op = kv.atomic().check(entry).set(keys.oid4vpRequest(record.orgId, record.id), next);
-  emitChange(op, record, entry.value.record.state, now);
-  await commitOrConflict(
-    op,
-    `Presentation request "${record.id}" was changed by another request; read it again.`,
-  );
+): Promise<PresentationRequestRecord> {
+  const { orgId, id, state } = entry.value.record;
+  return await atomicUpdate(kv, async (op, attempt) => {
+    const cur = attempt === 0 ? entry : await readRequest(kv, orgId, id);
+    if (!cur) throw notFound(`No presentation request "${id}" exists in organization "${orgId}".`);
+    if (cur.value.record.state !== state) {
+      throw conflict(
+        `Presentation request "${id}" is now in state "${cur.value.record.state}"; read it again.`,
+      );
+    }
+    const record = change(cur.value.record);
+    op.check(cur).set(keys.oid4vpRequest(orgId, id), { ...cur.value, record });
+    emitChange(op, record, state, now);
+    return record;
+  }, {
+    conflict: () =>
+      conflict(`Presentation request "${id}" kept changing while this request ran; read it again.`),
+  });
 }
 
 /** Reads an org's request. */
@@ -96,12 +113,19 @@ export async function takeAnsweringLease(
   leaseMs: number,
 ): Promise<(() => Promise<void>) | undefined> {
   const key = keys.oid4vpAnswering(orgId, id);
-  const held = await kv.get<{ until: number }>(key);
-  if (held.value && held.value.until > now) return undefined;
-  const res = await kv.atomic().check(held)
-    .set(key, { until: now + leaseMs }, { expireIn: leaseMs * 2 }).commit();
-  if (!res.ok) return undefined;
+  const lease = { until: now + leaseMs };
+  const taken = await atomicUpdate(kv, async (op) => {
+    const held = await kv.get<{ until: number }>(key);
+    if (held.value && held.value.until > now) return false;
+    op.check(held).set(key, lease, { expireIn: leaseMs * 2 });
+    return true;
+  });
+  if (!taken) return undefined;
   return async () => {
-    await kv.atomic().check({ key, versionstamp: res.versionstamp }).delete(key).commit();
+    // Only this lease: one that ran out and was taken by another answer stays.
+    await atomicUpdate(kv, async (op) => {
+      const held = await kv.get<{ until: number }>(key);
+      if (held.value?.until === lease.until) op.check(held).delete(key);
+    });
   };
 }

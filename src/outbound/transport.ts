@@ -9,6 +9,7 @@ import ipaddr from "ipaddr.js";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { Lru } from "../lru.ts";
 import {
   bareHost,
   type HostLookup,
@@ -104,14 +105,12 @@ const DNS_CACHE_MAX = 1_000;
 
 /** `resolve` with its answers remembered for {@link DNS_CACHE_MS} (failures are not). */
 function cachedLookup(resolve: HostLookup): HostLookup {
-  const answers = new Map<string, { addresses: string[]; until: number }>();
+  const answers = new Lru<{ addresses: string[]; until: number }>(DNS_CACHE_MAX);
   return async (host) => {
     const now = Date.now();
     const hit = answers.get(host);
     if (hit && hit.until > now) return hit.addresses;
     const addresses = await resolve(host);
-    answers.delete(host);
-    if (answers.size >= DNS_CACHE_MAX) answers.delete(answers.keys().next().value!);
     answers.set(host, { addresses, until: now + DNS_CACHE_MS });
     return addresses;
   };

@@ -1,40 +1,17 @@
-import { keys, retryBusy } from "../kv/mod.ts";
-import { inSpan, recordBacklogAge, recordDelivery } from "../telemetry/mod.ts";
+/**
+ * The outbox dispatcher: claims due messages with a lease and runs their attempts
+ * (`attempt.ts`) within process-wide and per-org concurrency limits; an in-process loop, or one
+ * pass (`runOnce`) for a cron or a test; stops cleanly at shutdown.
+ *
+ * @module
+ */
+import { keys } from "../kv/mod.ts";
+import { recordBacklogAge } from "../telemetry/mod.ts";
 import { log } from "../log.ts";
-import type { OutboxAttempt, OutboxMessage } from "./outbox.ts";
-
-/** Result of one attempt. `final: true` dead-letters at once (e.g. 410 Gone). */
-export type HandlerResult =
-  | { ok: true; status?: number }
-  | { ok: false; error: string; status?: number; retryAfterMs?: number; final?: boolean };
-
-/** What a handler gets beside its message. */
-export interface AttemptContext {
-  /**
-   * Aborted when the process shuts down before the attempt ended: stop (pass it to outbound
-   * calls); the attempt is then not counted and its lease is released, so the message is taken
-   * again later (by this or another process) under the same id.
-   */
-  signal: AbortSignal;
-}
-
-/** Handles one kind of message. */
-export interface OutboxHandler<P = unknown> {
-  /** Performs the effect. Must not throw for expected failures; a throw counts as a failure. */
-  handle(message: OutboxMessage<P>, ctx: AttemptContext): Promise<HandlerResult>;
-  /** Delays (ms) before retry 1, 2, …; the message is dead after `schedule.length + 1` attempts. */
-  schedule: readonly number[];
-  /**
-   * Called inside the atomic operation that dead-letters a message, so follow-up effects
-   * (an event) commit together with it.
-   */
-  onDead?(message: OutboxMessage<P>, op: Deno.AtomicOperation, now: number): void | Promise<void>;
-}
-
-/** How long a succeeded message (and its delivery-log entry) is kept: 30 days. */
-export const SUCCEEDED_RETENTION_MS = 30 * 24 * 3_600_000;
-/** How long a dead message and attempt records are kept: 90 days. A manual retry keeps it alive. */
-export const DEAD_RETENTION_MS = 90 * 24 * 3_600_000;
+import { Lru } from "../lru.ts";
+import { runAttempt } from "./attempt.ts";
+import type { OutboxHandler } from "./handler.ts";
+import type { OutboxMessage } from "./outbox.ts";
 
 /** What readiness reports of a dispatcher. */
 export interface DispatcherState {
@@ -58,7 +35,7 @@ export interface DispatcherOptions {
   perOrgConcurrency?: number;
   /** Longest sleep between scans when not woken. Default 1 s. */
   pollMs?: number;
-  /** Identifies this dispatcher's leases. */
+  /** Identifies this dispatcher's leases (`leaseOwner`); default a random UUID. */
   owner?: string;
 }
 
@@ -96,7 +73,7 @@ export class Dispatcher {
   /** The last scan passed over due messages because their org was at its concurrency limit. */
   #skippedBusy = false;
   /** Org of message ids seen (an id never changes org), so a busy org's backlog costs no reads. */
-  readonly #orgOf = new Map<string, string>();
+  readonly #orgOf = new Lru<string>(100_000);
 
   constructor(kv: Deno.Kv, opts: DispatcherOptions = {}) {
     this.#kv = kv;
@@ -258,7 +235,7 @@ export class Dispatcher {
         this.#skippedBusy = true;
         continue;
       }
-      const cur = await retryBusy(() => this.#kv.get<OutboxMessage>(keys.outboxMessage(id)));
+      const cur = await this.#kv.get<OutboxMessage>(keys.outboxMessage(id));
       const msg = cur.value;
       if (!msg || msg.status !== "pending" || msg.dueAt !== due.key[1]) {
         // A pointer left behind by a finished or rescheduled message.
@@ -268,7 +245,6 @@ export class Dispatcher {
       }
       if (msg.dueAt > now) continue;
       const org = msg.orgId ?? "";
-      if (this.#orgOf.size >= 100_000) this.#orgOf.delete(this.#orgOf.keys().next().value!);
       this.#orgOf.set(id, org);
       if ((this.#inflightByOrg.get(org) ?? 0) >= this.#perOrg) {
         this.#skippedBusy = true;
@@ -281,10 +257,8 @@ export class Dispatcher {
         leaseOwner: this.#owner,
         leaseUntil,
       };
-      const res = await retryBusy(() =>
-        this.#kv.atomic().check(cur).delete(due.key)
-          .set(keys.outboxDue(leaseUntil, id), id).set(keys.outboxMessage(id), claimed).commit()
-      );
+      const res = await this.#kv.atomic().check(cur).delete(due.key)
+        .set(keys.outboxDue(leaseUntil, id), id).set(keys.outboxMessage(id), claimed).commit();
       if (!res.ok) continue; // another dispatcher won
       started++;
       this.#track(org, id, +1);
@@ -311,173 +285,19 @@ export class Dispatcher {
     if (this.#inflight === 0) this.#idleWaiters.splice(0).forEach((r) => r());
   }
 
-  /** Gives up the lease of an attempt cut short by shutdown: due again now, nothing counted. */
-  async #release(msg: OutboxMessage, versionstamp: string): Promise<void> {
-    const now = this.#now();
-    const released: OutboxMessage = { ...msg, dueAt: now, leaseOwner: null, leaseUntil: null };
-    try {
-      const res = await retryBusy(() =>
-        this.#kv.atomic()
-          .check({ key: keys.outboxMessage(msg.id), versionstamp })
-          .delete(keys.outboxDue(msg.dueAt, msg.id))
-          .set(keys.outboxDue(now, msg.id), msg.id)
-          .set(keys.outboxMessage(msg.id), released)
-          .commit()
-      );
-      log("info", "outbox lease released at shutdown", {
-        id: msg.id,
-        kind: msg.kind,
-        orgId: msg.orgId,
-        released: res.ok,
-      });
-    } catch (err) {
-      // The lease ends by itself (OUTBOX_LEASE_SECONDS): the message is still taken again.
-      log("warn", "outbox lease could not be released", { id: msg.id, error: err });
-    }
-  }
-
   async #attempt(msg: OutboxMessage, versionstamp: string): Promise<void> {
-    const handler = this.#handlers.get(msg.kind);
-    const startedAt = this.#now();
-    const t0 = performance.now();
     const controller = new AbortController();
     this.#controllers.set(msg.id, controller);
-    const attributes = {
-      "outbox.kind": msg.kind,
-      "outbox.id": msg.id,
-      "outbox.attempt": msg.attempts + 1,
-      ...(msg.orgId ? { "org.id": msg.orgId } : {}),
-    };
-    const result = await inSpan(
-      "outbox.attempt",
-      { attributes, causedBy: msg.trace },
-      async (span) => {
-        let result: HandlerResult;
-        try {
-          if (!handler) {
-            result = { ok: false, error: `No handler for message kind "${msg.kind}".` };
-          } else {
-            try {
-              result = await handler.handle(msg as never, { signal: controller.signal });
-            } catch (err) {
-              result = { ok: false, error: err instanceof Error ? err.message : String(err) };
-            }
-          }
-        } finally {
-          this.#controllers.delete(msg.id);
-        }
-        span.setAttribute(
-          "outbox.outcome",
-          controller.signal.aborted ? "released" : result.ok ? "ok" : "failed",
-        );
-        if (result.status !== undefined) {
-          span.setAttribute(
-            "http.response.status_code",
-            result.status,
-          );
-        }
-        return result;
-      },
-    );
-    if (controller.signal.aborted) {
-      recordDelivery(msg.kind, "released", performance.now() - t0);
-      return await this.#release(msg, versionstamp);
-    }
-    const durationMs = Math.round(performance.now() - t0);
-    const now = this.#now();
-    const n = msg.attempts + 1;
-    const attempt: OutboxAttempt = {
-      n,
-      at: new Date(startedAt).toISOString(),
-      durationMs,
-      ok: result.ok,
-      ...(result.status !== undefined ? { status: result.status } : {}),
-      ...(!result.ok ? { error: result.error } : {}),
-    };
-    const next: OutboxMessage = {
-      ...msg,
-      attempts: n,
-      leaseOwner: null,
-      leaseUntil: null,
-      lastAttemptAt: attempt.at,
-      lastStatus: result.status,
-      lastError: result.ok ? undefined : result.error,
-    };
-    const schedule = handler?.schedule ?? [];
-    const retryIndex = n - msg.scheduleStart - 1;
-    const op = this.#kv.atomic()
-      .check({ key: keys.outboxMessage(msg.id), versionstamp })
-      .delete(keys.outboxDue(msg.dueAt, msg.id))
-      .set(keys.outboxAttempt(msg.id, n), attempt, { expireIn: DEAD_RETENTION_MS });
-    if (result.ok) {
-      next.status = "succeeded";
-      next.completedAt = new Date(now).toISOString();
-    } else if (result.final || retryIndex >= schedule.length) {
-      next.status = "dead";
-      next.completedAt = new Date(now).toISOString();
-      try {
-        await handler?.onDead?.(next as never, op, now);
-      } catch (err) {
-        log("error", "outbox dead-letter hook failed", { id: msg.id, kind: msg.kind, error: err });
-      }
-    } else {
-      let delay = schedule[retryIndex]!;
-      if (result.retryAfterMs !== undefined) {
-        // Honour Retry-After within the schedule's bounds.
-        const max = schedule[schedule.length - 1]!;
-        delay = Math.min(Math.max(delay, result.retryAfterMs), Math.max(max, delay));
-      }
-      next.dueAt = now + delay;
-      op.set(keys.outboxDue(next.dueAt, msg.id), msg.id);
-    }
-    // Finished messages are garbage-collected after their retention (expireIn is GC only: every
-    // reader already treats a missing message as gone).
-    const retention = next.status === "succeeded"
-      ? SUCCEEDED_RETENTION_MS
-      : next.status === "dead"
-      ? DEAD_RETENTION_MS
-      : undefined;
-    op.set(keys.outboxMessage(msg.id), next, retention ? { expireIn: retention } : undefined);
-    if (retention && msg.orgId !== null) {
-      op.set(keys.outboxByOrg(msg.orgId, msg.kind, msg.id), msg.id, { expireIn: retention });
-    }
-    let res: Deno.KvCommitResult | Deno.KvCommitError;
     try {
-      res = await retryBusy(() => op.commit());
-    } catch (err) {
-      // The lease will expire and the message will be attempted again: at least once.
-      log("error", "outbox attempt could not be recorded", {
-        id: msg.id,
-        kind: msg.kind,
-        error: err,
-      });
-      return;
+      await runAttempt(
+        { kv: this.#kv, now: this.#now },
+        this.#handlers.get(msg.kind),
+        msg,
+        versionstamp,
+        controller.signal,
+      );
+    } finally {
+      this.#controllers.delete(msg.id);
     }
-    if (!res.ok) {
-      log("warn", "outbox lease lost before the attempt was recorded", {
-        id: msg.id,
-        kind: msg.kind,
-      });
-      return;
-    }
-    recordDelivery(
-      msg.kind,
-      result.ok ? "succeeded" : next.status === "dead" ? "dead" : "failed",
-      durationMs,
-    );
-    const level = result.ok ? "debug" : next.status === "dead" ? "warn" : "info";
-    log(level, result.ok ? "outbox message handled" : "outbox attempt failed", {
-      id: msg.id,
-      kind: msg.kind,
-      orgId: msg.orgId,
-      attempt: n,
-      status: result.status,
-      durationMs,
-      outcome: next.status,
-      ...(result.ok ? {} : {
-        error: result.error,
-        nextAttemptAt: next.status === "pending" ? new Date(next.dueAt).toISOString() : undefined,
-      }),
-    });
   }
 }

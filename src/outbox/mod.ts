@@ -13,11 +13,11 @@ export {
   readMessage,
   requeueDead,
 } from "./outbox.ts";
+export { Dispatcher, type DispatcherOptions } from "./dispatcher.ts";
 export {
+  type AttemptContext,
   DEAD_RETENTION_MS,
-  Dispatcher,
-  type DispatcherOptions,
   type HandlerResult,
   type OutboxHandler,
   SUCCEEDED_RETENTION_MS,
-} from "./dispatcher.ts";
+} from "./handler.ts";

@@ -1,4 +1,4 @@
-import { keys, timeId } from "../kv/mod.ts";
+import { atomicUpdate, keys, timeId } from "../kv/mod.ts";
 import { currentTraceparent } from "../telemetry/mod.ts";
 
 /** A durable message: a webhook delivery, a DIDComm message, or any other outbound effect. */
@@ -94,30 +94,31 @@ export async function readMessage<P>(
 }
 
 /**
- * Puts a dead message back in the queue with a fresh retry schedule. Returns the message, or
- * null when it does not exist; throws when it is not dead.
+ * Puts a dead message back in the queue with a fresh retry schedule. `ok` with the message when it
+ * was dead; otherwise not `ok`, with the message as it is now (null when it does not exist). A
+ * lost race is read again (`atomicUpdate`), so the answer is what the message is now.
  */
 export async function requeueDead<P>(
   kv: Deno.Kv,
   id: string,
   now = Date.now(),
 ): Promise<{ ok: boolean; message: OutboxMessage<P> | null }> {
-  const cur = await kv.get<OutboxMessage<P>>(keys.outboxMessage(id));
-  if (!cur.value) return { ok: false, message: null };
-  if (cur.value.status !== "dead") return { ok: false, message: cur.value };
-  const next: OutboxMessage<P> = {
-    ...cur.value,
-    status: "pending",
-    scheduleStart: cur.value.attempts,
-    dueAt: now,
-    leaseOwner: null,
-    leaseUntil: null,
-    completedAt: undefined,
-  };
-  const op = kv.atomic().check(cur).set(keys.outboxMessage(id), next)
-    .set(keys.outboxDue(now, id), id);
-  // Pending again: no longer subject to the finished-message retention.
-  if (next.orgId !== null) op.set(keys.outboxByOrg(next.orgId, next.kind, id), id);
-  const res = await op.commit();
-  return { ok: res.ok, message: res.ok ? next : cur.value };
+  return await atomicUpdate(kv, async (op) => {
+    const cur = await kv.get<OutboxMessage<P>>(keys.outboxMessage(id));
+    if (!cur.value) return { ok: false, message: null };
+    if (cur.value.status !== "dead") return { ok: false, message: cur.value };
+    const next: OutboxMessage<P> = {
+      ...cur.value,
+      status: "pending",
+      scheduleStart: cur.value.attempts,
+      dueAt: now,
+      leaseOwner: null,
+      leaseUntil: null,
+      completedAt: undefined,
+    };
+    op.check(cur).set(keys.outboxMessage(id), next).set(keys.outboxDue(now, id), id);
+    // Pending again: no longer subject to the finished-message retention.
+    if (next.orgId !== null) op.set(keys.outboxByOrg(next.orgId, next.kind, id), id);
+    return { ok: true, message: next };
+  });
 }

@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { type LdProofSuiteName, signPresentation } from "../credentials/mod.ts";
+import {
+  createDocumentLoader,
+  type LdProofSuiteName,
+  type RemoteContexts,
+  signPresentation,
+} from "../credentials/mod.ts";
 import { conflict } from "../errors.ts";
 import type { Candidate } from "./evaluate.ts";
 import { newPex } from "./pex.ts";
@@ -50,12 +55,14 @@ export function presentationProofType(definition: Json): LdProofSuiteName {
 
 /**
  * The signed presentation of `chosen` (descriptor id → credential) for `request`. 409 when the
- * library finds that the presentation does not satisfy the definition.
+ * library finds that the presentation does not satisfy the definition. `contexts`: the contexts
+ * that are not bundled (`JSONLD_CONTEXT_ALLOW`), which a chosen credential may use.
  */
 export async function buildPresentation(
   request: PeRequest,
   chosen: ReadonlyMap<string, Candidate>,
   signer: PresentationSigner,
+  contexts?: RemoteContexts,
 ): Promise<Json> {
   const pd = request.presentation_definition;
   const suite = presentationProofType(pd);
@@ -99,5 +106,8 @@ export async function buildPresentation(
     suite,
     challenge: request.options.challenge,
     ...(request.options.domain !== undefined ? { domain: request.options.domain } : {}),
+    // The credentials are signed into the presentation whole: their contexts, issuers' own
+    // vocabularies included, must load as they did on receipt.
+    documentLoader: createDocumentLoader({ remote: contexts }),
   });
 }

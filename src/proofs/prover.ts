@@ -8,8 +8,9 @@
  * @module
  */
 import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mod.ts";
-import type { HolderDidcomm, W3cCredentialRecord } from "../credentials/mod.ts";
+import type { HolderDidcomm, RemoteContexts, W3cCredentialRecord } from "../credentials/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
+import { type DidCommMessage, queueOnRecordConnection } from "../didcomm/mod.ts";
 import { AppError, badRequest, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
 import { type Candidate, evaluateRequest, type Evaluation } from "./evaluate.ts";
@@ -56,6 +57,8 @@ export interface ProverDeps {
   };
   /** The status check before a presentation (see {@link CredentialStatusCheck}). */
   credentialStatus: CredentialStatusCheck;
+  /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store), used by credentials. */
+  contexts?: RemoteContexts;
 }
 
 /** Most stored credentials considered for one request. */
@@ -169,7 +172,7 @@ export class ProofProver {
         verificationMethod: `${holderDid}#${holderDid.slice("did:key:".length)}`,
         publicKey: key.publicKey,
         secretKey: key.secretKey,
-      });
+      }, this.#d.contexts);
     } finally {
       key.secretKey.fill(0);
     }
@@ -237,27 +240,13 @@ export class ProofProver {
     return next.record;
   }
 
-  /** Queues `message` on the exchange's connection inside `op`. */
-  async #queue(
-    op: Deno.AtomicOperation,
-    stored: StoredProof,
-    message: Parameters<HolderDidcomm["queueMessage"]>[1]["message"],
-  ) {
+  /** Queues `message` on the exchange's connection inside `op` (409 when it no longer exists). */
+  async #queue(op: Deno.AtomicOperation, stored: StoredProof, message: DidCommMessage) {
     const { orgId, record } = stored;
-    try {
-      await this.#d.didcomm.queueMessage(op, {
-        orgId,
-        connectionId: record.connectionId,
-        message,
-      });
-    } catch (err: unknown) {
-      if (err instanceof AppError && err.status === 404) {
-        throw conflict(
-          `Proof exchange "${record.id}" uses connection "${record.connectionId}", which no ` +
-            "longer exists; no message can be sent on it.",
-        );
-      }
-      throw err;
-    }
+    await queueOnRecordConnection(this.#d.didcomm, op, `Proof exchange "${record.id}"`, {
+      orgId,
+      connectionId: record.connectionId,
+      message,
+    });
   }
 }

@@ -10,21 +10,16 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { notFound } from "../errors.ts";
 import {
   type AppEnv,
-  authenticate,
   createRouter,
   errorResponses,
-  isOrgMember,
   jsonContent as json,
   OrgParams,
   parseLimit,
-  requireOrg,
-  type TokenVerifier,
+  visibleToMember,
 } from "../http/mod.ts";
 import type { ProofProver } from "./prover.ts";
-import type { ProofExchangeRecord } from "./record.ts";
 import {
   AcceptRequestBody,
   ProofExchangeList,
@@ -37,26 +32,19 @@ import {
 /** What the proof routes use. */
 export interface ProofRoutesDeps {
   prover: ProofProver;
-  verifier: TokenVerifier;
 }
 
 /** The proof routes. */
-export function proofRoutes({ prover, verifier }: ProofRoutesDeps) {
+export function proofRoutes({ prover }: ProofRoutesDeps) {
   const app = createRouter();
-  const auth = authenticate(verifier);
-  const member = requireOrg(verifier, "member");
 
   /** The record `id` and its org when the caller may see it; 404 otherwise (never leaks). */
-  const visibleRecord = async (
-    c: Context<AppEnv>,
-    id: string,
-  ): Promise<{ orgId: string; record: ProofExchangeRecord }> => {
-    const found = await prover.find(id);
-    if (!found || !isOrgMember(c.var.principal, found.orgId)) {
-      throw notFound(`No proof exchange record "${id}" exists.`);
-    }
-    return found;
-  };
+  const visibleRecord = async (c: Context<AppEnv>, id: string) =>
+    visibleToMember(
+      c.var.principal,
+      await prover.find(id),
+      `No proof exchange record "${id}" exists.`,
+    );
 
   app.openapi(
     createRoute({
@@ -71,7 +59,6 @@ export function proofRoutes({ prover, verifier }: ProofRoutesDeps) {
         "and the state change (`presentation-sent`) commit together, then the presentation is " +
         "delivered at least once. 409 names an unmet input descriptor or a format this service " +
         "cannot answer; nothing is sent then.",
-      middleware: [auth] as const,
       request: {
         body: { required: true, content: { "application/json": { schema: AcceptRequestBody } } },
       },
@@ -94,7 +81,6 @@ export function proofRoutes({ prover, verifier }: ProofRoutesDeps) {
       operationId: "declineProofRequest",
       tags: ["proofs"],
       summary: "Decline a proof request: state declined, problem report sent to the verifier",
-      middleware: [auth] as const,
       request: {
         body: { required: true, content: { "application/json": { schema: ProofRecordIdBody } } },
       },
@@ -117,7 +103,6 @@ export function proofRoutes({ prover, verifier }: ProofRoutesDeps) {
       operationId: "getProofExchange",
       tags: ["proofs"],
       summary: "One proof exchange record",
-      middleware: [auth] as const,
       request: { params: ProofIdParam },
       responses: {
         200: json(ProofExchangeRecordSchema, "The record."),
@@ -137,7 +122,6 @@ export function proofRoutes({ prover, verifier }: ProofRoutesDeps) {
       operationId: "listProofExchanges",
       tags: ["proofs"],
       summary: "The org's proof exchange records, newest first",
-      middleware: [member] as const,
       request: { params: OrgParams, query: ProofListQuery },
       responses: {
         200: json(ProofExchangeList, "A page of records."),

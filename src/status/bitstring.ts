@@ -118,10 +118,15 @@ async function verifiedList(url: string, isBsl: boolean, deps: LdStatusDeps): Pr
   const now = deps.now();
   const cached = await deps.cache.get(url, "ldp", now);
   if (cached) return JSON.parse(cached.body);
-  const body = await fetchList(
-    deps.safeFetch,
+  const body = await deps.cache.fetch(
     url,
-    "application/vc+ld+json, application/ld+json, application/json",
+    deps.now,
+    () =>
+      fetchList(
+        deps.safeFetch,
+        url,
+        "application/vc+ld+json, application/ld+json, application/json",
+      ),
   );
   let doc: Json;
   try {

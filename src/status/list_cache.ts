@@ -2,12 +2,14 @@
  * Fetched status lists, kept as long as they say: a list is used until it is older than its `ttl`
  * (or, without one, the DID cache TTL) and never past its `exp` / `validUntil` ({@link freshUntil}).
  * Two tiers: this process's memory (one bounded {@link Lru}) and KV (`keys.statusList(url)`,
- * shared by every process), where a list fits one value. Only lists that verified are kept.
+ * shared by every process), where a list fits one value. Only lists that verified are kept; a
+ * list that could not be fetched is not asked again for a minute ({@link StatusListCache.fetch}).
  *
  * @module
  */
 import { keys } from "../kv/mod.ts";
 import { Lru } from "../lru.ts";
+import { StatusProblem } from "./fetch_list.ts";
 
 /** A verified status list. */
 export interface CachedList {
@@ -42,6 +44,12 @@ export function freshUntil(input: {
 /** Largest list body kept in KV (one value holds 64 KiB). Larger ones stay in memory only. */
 const KV_MAX_CHARS = 60_000;
 
+/**
+ * How long a list that could not be fetched is not asked again (its failure is the answer): a host
+ * that is down or hangs is asked once, not once for every credential that names it.
+ */
+export const UNREACHABLE_MS = 60_000;
+
 /** The two-tier cache of verified lists. */
 export class StatusListCache {
   readonly #kv: Deno.Kv;
@@ -50,8 +58,28 @@ export class StatusListCache {
     weigh: (e) => e.body.length,
   });
 
+  readonly #unreachable = new Lru<{ until: number; message: string }>(1000);
+
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
+  }
+
+  /**
+   * `fetch()`es the list at `url`, unless fetching it failed less than {@link UNREACHABLE_MS}
+   * ago: then that {@link StatusProblem} again, without a request. `now` is read after a failure
+   * (a fetch may have waited for its timeout).
+   */
+  async fetch(url: string, now: () => number, fetch: () => Promise<string>): Promise<string> {
+    const failed = this.#unreachable.get(url);
+    if (failed && failed.until > now()) throw new StatusProblem(failed.message);
+    try {
+      return await fetch();
+    } catch (err) {
+      if (err instanceof StatusProblem) {
+        this.#unreachable.set(url, { until: now() + UNREACHABLE_MS, message: err.message });
+      }
+      throw err;
+    }
   }
 
   /** The list at `url` when it is still fresh at `now`. */

@@ -13,8 +13,6 @@ import {
   errorResponses,
   jsonContent as json,
   OrgParams,
-  requireOrg,
-  type TokenVerifier,
   uuidSchema,
 } from "../http/mod.ts";
 import type { StatusService } from "./service.ts";
@@ -31,7 +29,6 @@ export interface StoredCredentialReader {
 /** What the routes use. */
 export interface StatusRoutesDeps {
   status: StatusService;
-  verifier: TokenVerifier;
   w3c: StoredCredentialReader;
   sdJwt: StoredCredentialReader;
 }
@@ -41,9 +38,8 @@ const Params = OrgParams.extend({
 });
 
 /** The check-status routes. */
-export function statusRoutes({ status, verifier, w3c, sdJwt }: StatusRoutesDeps) {
+export function statusRoutes({ status, w3c, sdJwt }: StatusRoutesDeps) {
   const app = createRouter();
-  const member = requireOrg(verifier, "member");
   const formats = [
     ["w3c-credentials", "checkW3cCredentialStatus", "W3C", w3c, ["credentials"]],
     ["sd-jwt-credentials", "checkSdJwtCredentialStatus", "SD-JWT", sdJwt, ["openid4vc"]],
@@ -60,7 +56,6 @@ export function statusRoutes({ status, verifier, w3c, sdJwt }: StatusRoutesDeps)
           "fetched again; it is verified against the credential's issuer). 200 with the " +
           "credential and its `status`; a change of `status.state` emits " +
           "`credential.status_changed`.",
-        middleware: [member] as const,
         request: { params: Params },
         responses: {
           200: json(reader.schema, "The credential with its status, checked now."),

@@ -9,7 +9,7 @@
 import { atomicUpdate, keys } from "../kv/mod.ts";
 import { log } from "../log.ts";
 import type { StatusChecker } from "./checker.ts";
-import { addStatus, addStatusUpdate, readStatus, type StoredStatus } from "./store.ts";
+import { addStatus, addStatusUpdate, knownStatus, readStatus, type StoredStatus } from "./store.ts";
 import { targetOf } from "./target.ts";
 import type { CredentialStatus, StatusSubject } from "./types.ts";
 
@@ -46,6 +46,24 @@ export class StatusService {
    */
   statusOf(subject: StatusSubject): Promise<CredentialStatus> {
     return this.#d.checker.check(targetOf(subject));
+  }
+
+  /**
+   * The status of stored credential `id` of `orgId` before a presentation: checked now
+   * ({@link statusOf}), except that a list that cannot be read now does not undo a revocation or
+   * suspension a list gave before (kept with the status, also when a later check stored
+   * `unknown`). The features that present never offer a credential whose answer is `revoked` or
+   * `suspended`.
+   */
+  async beforePresentation(
+    orgId: string,
+    id: string,
+    subject: StatusSubject,
+  ): Promise<CredentialStatus> {
+    const now = await this.statusOf(subject);
+    if (now.state !== "unknown") return now;
+    const known = knownStatus((await readStatus(this.#d.kv, orgId, id))?.value);
+    return known?.state === "revoked" || known?.state === "suspended" ? known : now;
   }
 
   /** Adds the first status of a credential being stored to `op` (the same commit). */

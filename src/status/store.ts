@@ -21,12 +21,24 @@ export interface StoredStatus {
   status: CredentialStatus;
   /** When the recheck cron takes it again (ms), or null (no cron rechecks). */
   dueAt: number | null;
+  /**
+   * The last status a list gave (never `unknown`): kept when a later check cannot read the list,
+   * so that a revocation or suspension seen once still keeps the credential out of presentations.
+   */
+  known?: CredentialStatus;
+}
+
+/** The last status a list gave for `s` (its `known`, or its `status` when that is not unknown). */
+export function knownStatus(s: StoredStatus | undefined): CredentialStatus | undefined {
+  if (!s) return undefined;
+  return s.status.state !== "unknown" ? s.status : s.known;
 }
 
 /** Adds the first status of a new credential (and its recheck pointer) to `op`. */
 export function addStatus(op: Deno.AtomicOperation, s: StoredStatus): void {
   const key = keys.credentialStatus(s.orgId, s.id);
-  op.check({ key, versionstamp: null }).set(key, s);
+  const { known: _, ...value } = s;
+  op.check({ key, versionstamp: null }).set(key, value);
   if (s.dueAt !== null) op.set(keys.credentialStatusDue(s.dueAt, s.orgId, s.id), true);
 }
 
@@ -39,7 +51,9 @@ export function addStatusUpdate(
 ): void {
   const key = keys.credentialStatus(next.orgId, next.id);
   const prev = entry?.value;
-  op.check(entry ?? { key, versionstamp: null }).set(key, next);
+  const { known: _, ...value } = next;
+  const known = next.status.state === "unknown" ? knownStatus(prev) : undefined;
+  op.check(entry ?? { key, versionstamp: null }).set(key, known ? { ...value, known } : value);
   if (prev?.dueAt != null && prev.dueAt !== next.dueAt) {
     op.delete(keys.credentialStatusDue(prev.dueAt, prev.orgId, prev.id));
   }

@@ -69,7 +69,11 @@ async function verifiedList(uri: string, issuer: string, deps: TokenStatusDeps):
   const cached = await deps.cache.get(uri, "jwt", now);
   if (cached && cached.issuer === issuer) return cached.body;
   const jwt = cached?.body ??
-    (await fetchList(deps.safeFetch, uri, "application/statuslist+jwt")).trim();
+    (await deps.cache.fetch(
+      uri,
+      deps.now,
+      () => fetchList(deps.safeFetch, uri, "application/statuslist+jwt"),
+    )).trim();
   const payload = await verifyListJwt(jwt, uri, issuer, deps);
   await deps.cache.put({
     url: uri,

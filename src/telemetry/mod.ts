@@ -23,6 +23,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
+import { Lru } from "../lru.ts";
 
 const tracer = trace.getTracer("ssi-edge");
 const meter = metrics.getMeter("ssi-edge");
@@ -109,12 +110,12 @@ export function countDidCacheLookup(hit: boolean, method: string): void {
   let attrs = byMethod.get(method);
   if (attrs === undefined) {
     attrs = Object.freeze({ result: hit ? "hit" : "miss", "did.method": method });
-    if (byMethod.size < 64) byMethod.set(method, attrs);
+    byMethod.set(method, attrs);
   }
   didCache.add(1, attrs);
 }
-const hitAttrs = new Map<string, Readonly<Record<string, string>>>();
-const missAttrs = new Map<string, Readonly<Record<string, string>>>();
+const hitAttrs = new Lru<Readonly<Record<string, string>>>(64);
+const missAttrs = new Lru<Readonly<Record<string, string>>>(64);
 
 /** `https://didcomm.org/trust_ping/1.0/ping` → `trust_ping/1.0` (low-cardinality attribute). */
 function protocolOf(type: string): string {

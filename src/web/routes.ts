@@ -8,6 +8,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/mod.ts";
+import { Lru } from "../lru.ts";
 
 /** The page's Content-Security-Policy. */
 export const PAGE_CSP = [
@@ -41,7 +42,7 @@ const SECURITY_HEADERS = {
 /** The page routes (public: the page holds no data; its requests carry the person's token). */
 export function webRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const cache = new Map<string, Uint8Array>();
+  const cache = new Lru<Uint8Array>(Object.keys(FILES).length);
   for (const [path, { file, type }] of Object.entries(FILES)) {
     app.get(path, async (c) => {
       let bytes = cache.get(file);

@@ -4,7 +4,7 @@
  * @module
  */
 import type { SecretBox } from "../crypto/mod.ts";
-import { keys } from "../kv/mod.ts";
+import { atomicUpdate, keys } from "../kv/mod.ts";
 import { log } from "../log.ts";
 import type { HandlerResult, OutboxHandler, OutboxMessage } from "../outbox/mod.ts";
 import { type SafeFetch, SafeFetchError } from "../outbound/mod.ts";
@@ -149,20 +149,28 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** Marks the endpoint disabled unless it was changed (e.g. registered again) meanwhile. */
+/**
+ * Marks the endpoint disabled unless it was registered again (or its secret rotated) meanwhile:
+ * a lost race reads it again, and only the registration that answered 410 is disabled.
+ */
 async function disable(
   deps: WebhookHandlerDeps,
   entry: Deno.KvEntry<WebhookEndpoint>,
   now: number,
 ): Promise<void> {
   const at = new Date(now).toISOString();
-  const next: WebhookEndpoint = {
-    ...entry.value,
-    disabledAt: at,
-    disabledReason: "The endpoint answered 410 Gone.",
-  };
-  const res = await deps.kv.atomic().check(entry).set(entry.key, next).commit();
-  if (res.ok) {
+  const disabled = await atomicUpdate(deps.kv, async (op, attempt) => {
+    const cur = attempt === 0 ? entry : await deps.kv.get<WebhookEndpoint>(entry.key);
+    if (!cur.value || cur.value.updatedAt !== entry.value.updatedAt) return false;
+    const next: WebhookEndpoint = {
+      ...cur.value,
+      disabledAt: at,
+      disabledReason: "The endpoint answered 410 Gone.",
+    };
+    op.check(cur).set(cur.key, next);
+    return true;
+  });
+  if (disabled) {
     log("warn", "webhook endpoint disabled after 410 Gone", { orgId: entry.value.orgId });
   }
 }

@@ -1,5 +1,6 @@
 import type { Resealable, SecretBox } from "../crypto/mod.ts";
 import { keys } from "../kv/mod.ts";
+import { Lru } from "../lru.ts";
 import { importSigningKey, newWebhookSecret } from "./signature.ts";
 
 /** How long a rotated-out secret keeps signing beside the new one. */
@@ -118,12 +119,11 @@ export function endpointView(ep: WebhookEndpoint, now: number): WebhookEndpointV
  */
 export class SigningKeyCache {
   readonly #box: SecretBox;
-  readonly #cache = new Map<string, Promise<CryptoKey>>();
-  readonly #max: number;
+  readonly #cache: Lru<Promise<CryptoKey>>;
 
   constructor(box: SecretBox, max = 1000) {
     this.#box = box;
-    this.#max = max;
+    this.#cache = new Lru(max);
   }
 
   /** The HMAC keys of `secrets`, in order. */
@@ -137,7 +137,6 @@ export class SigningKeyCache {
     if (!k) {
       k = this.#box.openString(sealed, aad(orgId)).then(importSigningKey);
       k.catch(() => this.#cache.delete(id));
-      if (this.#cache.size >= this.#max) this.#cache.delete(this.#cache.keys().next().value!);
       this.#cache.set(id, k);
     }
     return k;

@@ -1,13 +1,13 @@
 /**
  * The webhooks service: an org's one endpoint (register, read, remove, rotate its secret, send a
  * test event) and its delivery log (list, re-send a dead delivery). Route handlers authorize and
- * call these; every write is a version-checked commit.
+ * call these; every write is a version-checked `atomicUpdate` (a lost race is read again).
  *
  * @module
  */
 import type { SecretBox } from "../crypto/mod.ts";
 import { conflict, notFound } from "../errors.ts";
-import { commitOrConflict, keys, type Page } from "../kv/mod.ts";
+import { atomicUpdate, keys, type Page } from "../kv/mod.ts";
 import type { HostLookup, OutboundPolicy } from "../outbound/mod.ts";
 import { type OutboxMessage, requeueDead } from "../outbox/mod.ts";
 import {
@@ -67,25 +67,24 @@ export class WebhookService {
   async register(orgId: string, url: string): Promise<Registration> {
     const { kv, secrets } = this.#d;
     await validateWebhookUrl(url, this.#d.outbound, undefined, this.#d.resolveHost);
-    const now = this.#d.now();
-    const at = new Date(now).toISOString();
-    const cur = await readEndpoint(kv, orgId);
-    let secret: string | undefined;
-    let next: WebhookEndpoint;
-    if (cur.value) {
-      next = { ...cur.value, url, updatedAt: at };
-      delete next.disabledAt;
-      delete next.disabledReason;
-    } else {
-      const created = await createSecret(secrets, orgId, now);
-      secret = created.secret;
-      next = { orgId, url, createdAt: at, updatedAt: at, secrets: [created.stored] };
-    }
-    await commitOrConflict(
-      kv.atomic().check(cur).set(keys.webhook(orgId), next),
-      `The webhook endpoint of organization "${orgId}" was changed at the same time; try again.`,
-    );
-    return { endpoint: next, ...(secret ? { secret } : {}) };
+    return await atomicUpdate(kv, async (op) => {
+      const now = this.#d.now();
+      const at = new Date(now).toISOString();
+      const cur = await readEndpoint(kv, orgId);
+      let secret: string | undefined;
+      let next: WebhookEndpoint;
+      if (cur.value) {
+        next = { ...cur.value, url, updatedAt: at };
+        delete next.disabledAt;
+        delete next.disabledReason;
+      } else {
+        const created = await createSecret(secrets, orgId, now);
+        secret = created.secret;
+        next = { orgId, url, createdAt: at, updatedAt: at, secrets: [created.stored] };
+      }
+      op.check(cur).set(keys.webhook(orgId), next);
+      return { endpoint: next, ...(secret ? { secret } : {}) };
+    }, { conflict: () => this.#changing(orgId) });
   }
 
   /** The org's endpoint without secrets; 404 when none is registered. */
@@ -95,40 +94,45 @@ export class WebhookService {
 
   /** Removes the org's endpoint and its secrets; 404 when none is registered. */
   async remove(orgId: string): Promise<void> {
-    const entry = await this.#mustRead(orgId);
-    await commitOrConflict(this.#d.kv.atomic().check(entry).delete(entry.key));
+    await atomicUpdate(this.#d.kv, async (op) => {
+      const entry = await this.#mustRead(orgId);
+      op.check(entry).delete(entry.key);
+    }, { conflict: () => this.#changing(orgId) });
   }
 
   /** A new signing secret, returned once; the old one keeps signing beside it for 24 h. */
   async rotateSecret(orgId: string): Promise<string> {
-    const entry = await this.#mustRead(orgId);
-    const now = this.#d.now();
-    const created = await createSecret(this.#d.secrets, orgId, now);
-    const next: WebhookEndpoint = {
-      ...entry.value,
-      secrets: rotateSecrets(entry.value, created.stored, now),
-      updatedAt: new Date(now).toISOString(),
-    };
-    await commitOrConflict(this.#d.kv.atomic().check(entry).set(entry.key, next));
-    return created.secret;
+    return await atomicUpdate(this.#d.kv, async (op) => {
+      const entry = await this.#mustRead(orgId);
+      const now = this.#d.now();
+      const created = await createSecret(this.#d.secrets, orgId, now);
+      const next: WebhookEndpoint = {
+        ...entry.value,
+        secrets: rotateSecrets(entry.value, created.stored, now),
+        updatedAt: new Date(now).toISOString(),
+      };
+      op.check(entry).set(entry.key, next);
+      return created.secret;
+    }, { conflict: () => this.#changing(orgId) });
   }
 
   /** Queues a `webhook.test` event; 409 while the endpoint is disabled. Returns the event id. */
   async sendTest(orgId: string, requestedBy: string): Promise<string> {
-    const entry = await this.#mustRead(orgId);
-    if (entry.value.disabledAt) {
-      throw conflict(
-        `The webhook endpoint of organization "${orgId}" is disabled (${entry.value.disabledReason}); register it again first.`,
-      );
-    }
-    const op = this.#d.kv.atomic().check(entry);
-    const event = emit(op, orgId, "webhook.test", {
-      message: "This is a test event.",
-      requestedBy,
-    }, this.#d.now());
-    await commitOrConflict(op);
+    const id = await atomicUpdate(this.#d.kv, async (op) => {
+      const entry = await this.#mustRead(orgId);
+      if (entry.value.disabledAt) {
+        throw conflict(
+          `The webhook endpoint of organization "${orgId}" is disabled (${entry.value.disabledReason}); register it again first.`,
+        );
+      }
+      op.check(entry);
+      return emit(op, orgId, "webhook.test", {
+        message: "This is a test event.",
+        requestedBy,
+      }, this.#d.now()).id;
+    }, { conflict: () => this.#changing(orgId) });
     this.#d.dispatcher.wake();
-    return event.id;
+    return id;
   }
 
   /** One page of the org's deliveries, newest first. */
@@ -156,11 +160,20 @@ export class WebhookService {
       );
     }
     const res = await requeueDead<WebhookEvent>(this.#d.kv, id, this.#d.now());
-    if (!res.ok || !res.message) {
-      throw conflict(`Delivery "${id}" changed while being retried; try again.`);
+    if (!res.message) throw notFound(`No webhook delivery "${id}" was found.`);
+    if (!res.ok) {
+      throw conflict(
+        `Delivery "${id}" is ${res.message.status}, not dead; only dead deliveries can be retried.`,
+      );
     }
     this.#d.dispatcher.wake();
     return deliveryView(res.message, await readAttempts(this.#d.kv, id));
+  }
+
+  #changing(orgId: string): Error {
+    return conflict(
+      `The webhook endpoint of organization "${orgId}" kept changing while this request ran; try again.`,
+    );
   }
 
   async #mustRead(orgId: string): Promise<Deno.KvEntry<WebhookEndpoint>> {

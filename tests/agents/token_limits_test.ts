@@ -162,18 +162,53 @@ Deno.test("token limits: X-Forwarded-For is ignored unless TRUST_PROXY_HEADERS=t
   });
   try {
     const a = await configure(proxied, "org-a");
-    // Behind the proxy every connection comes from it; the client is the entry it appended.
-    const r = await flood(40, 8, () =>
+    // Behind the proxy every connection comes from it; the client is the entry it appended (the
+    // last). The entries before it are whatever the client sent: the flood forges a new one each
+    // time, so counting by the first entry would let every attempt through.
+    const r = await flood(40, 8, (i) =>
       tokenFrom(proxied, "10.0.0.2", "wrong-key-0123456789", {
-        headers: { "x-forwarded-for": "6.6.6.6, 192.0.2.9" },
+        headers: { "x-forwarded-for": `${spoof(i)["x-forwarded-for"]}, 192.0.2.9` },
       }));
-    assert.equal(r.verified, ADDRESS_LIMIT.max);
+    assert.equal(r.verified, ADDRESS_LIMIT.max, "counted at the appended address");
+    assert.equal(r.limited, 40 - ADDRESS_LIMIT.max);
+    // A client that forges the flooded address in front of its own is counted as itself.
     const other = await tokenFrom(proxied, "10.0.0.2", a.apiKey, {
-      headers: { "x-forwarded-for": "198.51.100.30" },
+      headers: { "x-forwarded-for": "192.0.2.9, 198.51.100.30" },
     });
     assert.equal(other.status, 200);
     await other.body?.cancel();
   } finally {
     await proxied.close();
+  }
+});
+
+Deno.test("token limits: a 429 says when to come back: Retry-After is the seconds left in the window", async () => {
+  const start = Math.floor(Date.now() / 60_000) * 60_000;
+  let t = start + 5_000;
+  const ctx = await agentsContext({ now: () => t });
+  try {
+    await expectJson((await configure(ctx, "org-a")).res, 201);
+    const r = await flood(
+      ADDRESS_LIMIT.max,
+      4,
+      () => tokenFrom(ctx, "192.0.2.44", "wrong-key-0123456789"),
+    );
+    assert.equal(r.verified, ADDRESS_LIMIT.max);
+    const limited = await tokenFrom(ctx, "192.0.2.44", "wrong-key-0123456789");
+    const body = await expectJson(limited, 429);
+    assert.equal(body.error, "Too Many Requests");
+    assert.equal(limited.headers.get("retry-after"), "55");
+    assert.match(String(body.message), /try again in 55 s/);
+    // Late in the window: what is left, rounded up, never 0.
+    t = start + 59_500;
+    const late = await tokenFrom(ctx, "192.0.2.44", "wrong-key-0123456789");
+    await expectJson(late, 429);
+    assert.equal(late.headers.get("retry-after"), "1");
+    // And when it has passed, the address is counted afresh.
+    t = start + 60_000;
+    const next = await tokenFrom(ctx, "192.0.2.44", "wrong-key-0123456789");
+    await expectJson(next, 401);
+  } finally {
+    await ctx.close();
   }
 });

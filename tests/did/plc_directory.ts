@@ -2,9 +2,14 @@
  * Test support for did:plc: a real local HTTP server in the place of the PLC directory. It serves
  * audit logs it was given (`logs`), or forwards to a real directory (`upstream`: the reference
  * directory of `tests/interop/plc_peer`) and can change what comes back on the way (`tamper`): a
- * tampering proxy. Every requested path is recorded.
+ * tampering proxy. Every requested path is recorded. `withReferenceDirectory` runs a test with
+ * the reference directory, such a proxy in front of it and a service resolving through the proxy.
  */
-import type { PlcAuditEntry } from "../interop/plc_peer.ts";
+import {
+  type PlcAuditEntry,
+  type PlcDirectoryPeer,
+  startPlcDirectory,
+} from "../interop/plc_peer.ts";
 import { createTestContext, serveLocal, type TestContext } from "../support/context.ts";
 
 /** The local directory (or proxy). */
@@ -77,4 +82,39 @@ export async function plcContext(
     return { status: res.status, body: await res.json() as PlcResult };
   };
   return { ctx, token, get };
+}
+
+/** What a test with the reference directory gets (see {@link withReferenceDirectory}). */
+export interface ReferenceRun extends Awaited<ReturnType<typeof plcContext>> {
+  /** The reference directory (`@did-plc/server`) and its scenarios. */
+  peer: PlcDirectoryPeer;
+  /** The proxy in front of it: what the service reads, and what can tamper or fail. */
+  dir: PlcDirectoryStandIn;
+}
+
+/**
+ * Runs `fn` with the reference PLC directory, a proxy stand-in in front of it and a service whose
+ * `DID_PLC_DIRECTORY_URL` is the proxy (`options` as {@link plcContext}'s); closes all three
+ * afterwards, whatever `fn` does. Returns what `fn` returns.
+ */
+export async function withReferenceDirectory<T>(
+  options: Parameters<typeof plcContext>[1],
+  fn: (run: ReferenceRun) => Promise<T>,
+): Promise<T> {
+  const peer = await startPlcDirectory();
+  try {
+    const dir = plcDirectory({ upstream: peer.directoryUrl });
+    try {
+      const run = await plcContext(dir.url, options);
+      try {
+        return await fn({ ...run, peer, dir });
+      } finally {
+        await run.ctx.close();
+      }
+    } finally {
+      await dir.close();
+    }
+  } finally {
+    await peer.close();
+  }
 }

@@ -8,19 +8,16 @@ import assert from "node:assert/strict";
 import { p256 } from "@noble/curves/nist.js";
 import { base64urlnopad } from "@scure/base";
 import { plcInterop } from "../interop/availability.ts";
-import { type PlcAuditEntry, startPlcDirectory } from "../interop/plc_peer.ts";
-import { plcContext, plcDirectory } from "./plc_directory.ts";
+import type { PlcAuditEntry } from "../interop/plc_peer.ts";
+import { withReferenceDirectory } from "./plc_directory.ts";
 
 type Log = PlcAuditEntry[];
 
 Deno.test({
   name: "did:plc: a tampering proxy's edits, drops, reorderings and forgeries are each refused",
   ...plcInterop,
-  fn: async () => {
-    const peer = await startPlcDirectory();
-    const proxy = plcDirectory({ upstream: peer.directoryUrl });
-    const { ctx, get } = await plcContext(proxy.url);
-    try {
+  fn: () =>
+    withReferenceDirectory({}, async ({ peer, dir: proxy, get }) => {
       const [fresh, updated, rotated, tombstoned, recovery] = await peer.scenarios();
       const later = (log: Log, ms = 1000) =>
         new Date(Date.parse(log.at(-1)!.createdAt) + ms).toISOString();
@@ -162,10 +159,5 @@ Deno.test({
         assert.equal(status, 200, s.name);
       }
       assert.equal((await get(`/dids/${tombstoned!.did}`)).status, 410);
-    } finally {
-      await ctx.close();
-      await proxy.close();
-      await peer.close();
-    }
-  },
+    }),
 });

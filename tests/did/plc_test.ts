@@ -7,22 +7,19 @@
  */
 import assert from "node:assert/strict";
 import { plcInterop } from "../interop/availability.ts";
-import { type PlcScenario, startPlcDirectory } from "../interop/plc_peer.ts";
+import type { PlcScenario } from "../interop/plc_peer.ts";
 import { waitFor } from "../support/wait.ts";
-import { plcContext, plcDirectory } from "./plc_directory.ts";
+import { plcContext, withReferenceDirectory } from "./plc_directory.ts";
 
 const T0 = 1_700_000_000_000;
 
 Deno.test({
   name: "did:plc from a real PLC directory: every state of every DID is the reference rendering",
   ...plcInterop,
-  fn: async () => {
-    const peer = await startPlcDirectory();
-    // The legacy genesis log is served by a local stand-in (directories refuse `create` now);
-    // everything else comes from the real directory through it.
-    const dir = plcDirectory({ upstream: peer.directoryUrl });
-    const { ctx, get } = await plcContext(dir.url);
-    try {
+  // The legacy genesis log is served by the proxy stand-in (directories refuse `create` now);
+  // everything else comes from the real directory through it.
+  fn: () =>
+    withReferenceDirectory({}, async ({ peer, dir, get }) => {
       const scenarios: PlcScenario[] = [...await peer.scenarios(), await peer.legacy()];
       const legacy = scenarios.at(-1)!;
       dir.logs.set(legacy.did, legacy.auditLog);
@@ -90,22 +87,14 @@ Deno.test({
       // A network method: the second answer comes from the cache.
       const again = await get(`/dids/${fresh!.did}`);
       assert.equal(again.body.didResolutionMetadata.servedFromCache, true);
-    } finally {
-      await ctx.close();
-      await dir.close();
-      await peer.close();
-    }
-  },
+    }),
 });
 
 Deno.test({
   name: "did:plc: unknown is 404; malformed is 400 before any request; a failing directory is 500",
   ...plcInterop,
   fn: async () => {
-    const peer = await startPlcDirectory();
-    const dir = plcDirectory({ upstream: peer.directoryUrl });
-    const { ctx, get } = await plcContext(dir.url);
-    try {
+    const url = await withReferenceDirectory({}, async ({ peer, dir, get }) => {
       const unknown = await get(`/dids/did:plc:${"a".repeat(24)}`);
       assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
       assert.equal(unknown.body.didResolutionMetadata.error, "notFound");
@@ -131,13 +120,10 @@ Deno.test({
       assert.equal(down.status, 500);
       assert.equal(down.body.didResolutionMetadata.error, "internalError");
       assert.match(String(down.body.didResolutionMetadata.message), /503/);
-    } finally {
-      await ctx.close();
-      await dir.close();
-      await peer.close();
-    }
+      return dir.url;
+    });
     // Nothing listening at the directory's address any more.
-    const closed = await plcContext(dir.url);
+    const closed = await plcContext(url);
     try {
       const r = await closed.get(`/dids/did:plc:${"b".repeat(24)}`);
       assert.equal(r.status, 500);
@@ -151,15 +137,13 @@ Deno.test({
 Deno.test({
   name: "did:plc: cached like did:web: a stale answer is still served while the directory fails",
   ...plcInterop,
-  fn: async () => {
-    const peer = await startPlcDirectory();
-    const dir = plcDirectory({ upstream: peer.directoryUrl });
+  fn: () => {
     let t = T0;
-    const { ctx, get } = await plcContext(dir.url, {
+    const options = {
       now: () => t,
       env: { DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "600" },
-    });
-    try {
+    };
+    return withReferenceDirectory(options, async ({ peer, dir, get }) => {
       const [, updated] = await peer.scenarios();
       const first = await get(`/dids/${updated!.did}`);
       assert.equal(first.status, 200);
@@ -175,10 +159,6 @@ Deno.test({
       assert.equal(stale.body.didResolutionMetadata.servedFromCache, true);
       assert.deepEqual(stale.body.didDocument, first.body.didDocument);
       await waitFor("the failed background refresh", () => dir.seen.length === requests + 1);
-    } finally {
-      await ctx.close();
-      await dir.close();
-      await peer.close();
-    }
+    });
   },
 });

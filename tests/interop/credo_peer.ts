@@ -55,18 +55,9 @@ export interface CredoCredentialExchange {
 }
 
 /** A Credo proof exchange record (verifier role) as the control API returns it. */
-export interface CredoProofExchange {
-  id: string;
-  state: string;
-  role: string;
-  threadId: string;
-  connectionId: string | null;
-  protocolVersion: string;
+export interface CredoProofExchange extends CredoCredentialExchange {
   /** Credo's own verdict on the presentation it received. */
   isVerified: boolean | null;
-  errorMessage: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
   /** Only from {@link CredoIssuer.proof}: request/presentation format data. */
   formatData?: Record<string, unknown>;
 }

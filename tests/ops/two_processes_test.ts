@@ -8,12 +8,16 @@ import assert from "node:assert/strict";
 import { createIdp, serveLocal, signToken, type TestIdp } from "../support/context.ts";
 import { serviceEnv, type ServiceProcess, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";
+import { keys } from "../../src/kv/mod.ts";
+import type { OutboxMessage } from "../../src/outbox/mod.ts";
 
 interface Pair {
   a: ServiceProcess;
   b: ServiceProcess;
   idp: TestIdp;
   dir: string;
+  /** The KV file both use. */
+  kvPath: string;
   close(): Promise<void>;
 }
 
@@ -35,6 +39,7 @@ async function pair(extra: Record<string, string> = {}): Promise<Pair> {
     b,
     idp,
     dir,
+    kvPath: envA.KV_PATH!,
     close: async () => {
       await Promise.all([a.kill(), b.kill()]);
       await Deno.remove(dir, { recursive: true });
@@ -101,12 +106,14 @@ Deno.test("two processes on one KV file: 400 concurrent API writes, 0 5xx, each 
   }
 });
 
-Deno.test("two processes: every webhook test event is delivered; a kill -9 of one mid-delivery leaves the work to the other; duplicates share their webhook-id", async () => {
+Deno.test("two processes: every webhook test event is delivered; the work a kill -9 cut off in one is delivered by the other; duplicates share their webhook-id", async () => {
   const p = await pair({ OUTBOX_LEASE_SECONDS: "2" });
-  const got: { headerId: string; bodyId: string }[] = [];
+  /** Arrivals; `afterKill`: it reached the receiver once the killed process was gone. */
+  const got: { headerId: string; bodyId: string; afterKill: boolean }[] = [];
+  let killed = false;
   const rx = serveLocal(async (req) => {
     const body = JSON.parse(await req.text());
-    got.push({ headerId: req.headers.get("webhook-id")!, bodyId: body.id });
+    got.push({ headerId: req.headers.get("webhook-id")!, bodyId: body.id, afterKill: killed });
     await new Promise((r) => setTimeout(r, 20)); // slow enough to be killed mid-delivery
     return new Response(null, { status: 204 });
   });
@@ -133,19 +140,30 @@ Deno.test("two processes: every webhook test event is delivered; a kill -9 of on
         return (await res.json()).data.eventId as string;
       }),
     );
-    // Kill one process while deliveries are under way; the other takes over its leases.
+    // Kill one process while deliveries are under way.
     await waitFor("deliveries under way", () => got.length >= 10);
     const killedAt = got.length;
     await p.a.kill();
+    killed = true;
+    // What it held when it died: pending messages still leased to it (their leases run out
+    // only after OUTBOX_LEASE_SECONDS, and nothing else may take them before).
+    const heldByKilled = await leasedTo(p.kvPath, p.a.child.pid);
+    assert.ok(heldByKilled.length > 0, "the killed process held deliveries when it died");
     await waitFor(
       "every event delivered",
       () => ids.every((id) => got.some((g) => g.headerId === id)),
       30_000,
     );
+    // The other process took over: each of those arrived again after the kill.
+    await waitFor(
+      "the killed process's deliveries made by the other",
+      () => heldByKilled.every((id) => got.some((g) => g.afterKill && g.headerId === id)),
+      30_000,
+    );
     const unique = new Set(got.map((g) => g.headerId));
     console.log(
-      `two processes: 120 events, killed one after ${killedAt} arrivals, ` +
-        `${got.length} arrivals, ${unique.size} distinct ids`,
+      `two processes: 120 events, killed one after ${killedAt} arrivals holding ` +
+        `${heldByKilled.length}, ${got.length} arrivals, ${unique.size} distinct ids`,
     );
     assert.equal(unique.size, 120);
     for (const g of got) assert.equal(g.headerId, g.bodyId, "webhook-id is the event id");
@@ -155,6 +173,21 @@ Deno.test("two processes: every webhook test event is delivered; a kill -9 of on
     await p.close();
   }
 });
+
+/** Ids of the pending outbox messages leased to the process `pid` (`leaseOwner` names it). */
+async function leasedTo(kvPath: string, pid: number): Promise<string[]> {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const ids: string[] = [];
+    for await (const e of kv.list<OutboxMessage>({ prefix: keys.outboxMessagePrefix() })) {
+      const m = e.value;
+      if (m.status === "pending" && m.leaseOwner?.startsWith(`pid-${pid}-`)) ids.push(m.id);
+    }
+    return ids;
+  } finally {
+    kv.close();
+  }
+}
 
 Deno.test("two processes: an agent token minted by one is accepted by the other", async () => {
   const p = await pair();

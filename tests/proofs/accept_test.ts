@@ -16,6 +16,7 @@ import {
   definition,
   presentationOf,
   proofOf,
+  receiveRequest,
   requestMessage,
   sentOn,
 } from "./helpers.ts";
@@ -183,9 +184,7 @@ Deno.test("20 parallel accept-request calls: one 200, the rest 409, one presenta
   const ctx = await createProofContext();
   try {
     await ctx.store({ name: "Alice" });
-    const req = requestMessage(definition(["name", "$.credentialSubject.name"]));
-    await ctx.receive(req);
-    const { id } = await proofOf(ctx, req["@id"]);
+    const { req, rec: { id } } = await receiveRequest(ctx);
     const other = await ctx.token({ "org-b": ["owner"] });
     await expectJson(
       await ctx.call("POST", "/proofs/accept-request", {
@@ -208,6 +207,28 @@ Deno.test("20 parallel accept-request calls: one 200, the rest 409, one presenta
     assert.deepEqual(results.map((r) => r.status).sort(), [200, ...Array(19).fill(409)]);
     for (const r of results) await r.body?.cancel();
     assert.equal(sentOn(await ctx.flush(), req["@id"], "presentation").length, 1);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("accept and decline on a connection that no longer exists: 409 naming the record and the connection; the record stays", async () => {
+  const ctx = await createProofContext();
+  try {
+    await ctx.store({ name: "Alice" });
+    const { req, rec: { id } } = await receiveRequest(ctx);
+    ctx.port.connections.delete(ctx.connectionId);
+    for (const path of ["/proofs/accept-request", "/proofs/decline-request"]) {
+      const res = await expectJson(
+        await ctx.call("POST", path, { token: ctx.member, body: { proofRecordId: id } }),
+        409,
+      );
+      assert.match(
+        String(res.message),
+        new RegExp(`Proof exchange "${id}" uses connection "${ctx.connectionId}", which no longer`),
+      );
+    }
+    assert.equal((await proofOf(ctx, req["@id"])).state, "request-received");
   } finally {
     await ctx.close();
   }

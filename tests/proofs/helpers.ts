@@ -9,6 +9,7 @@ import { proverHandlers } from "../../src/proofs/inbound.ts";
 import { addW3cCredential, newW3cRecord } from "../../src/credentials/store.ts";
 import type { CredentialExchangeRecord } from "../../src/credentials/mod.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
+import type { DocumentLoader } from "../../src/credentials/jsonld/types.ts";
 import type { DidCommMessage } from "../../src/didcomm/mod.ts";
 import type { ConnectionRecord } from "../../src/didcomm/connections/record.ts";
 import { keys, uuidv7 } from "../../src/kv/mod.ts";
@@ -30,16 +31,33 @@ export interface ProofContext extends TestContext {
   flush(): Promise<SentMessage[]>;
   /** Gives a verifier's message to the prover's handler of its type and commits its writes. */
   receive(message: DidCommMessage): Promise<void>;
-  /** Signs and stores a credential with `subject`; returns its stored id. */
-  store(subject: Json, opts?: { types?: string[] }): Promise<string>;
+  /**
+   * Signs and stores a credential with `subject` (issued by `issuer`, default the context's, with
+   * more `contexts` and top-level `fields` such as a `credentialStatus`); returns its stored id.
+   */
+  store(subject: Json, opts?: StoreOptions): Promise<string>;
+}
+
+/** What {@link ProofContext.store} may add to a credential. */
+export interface StoreOptions {
+  types?: string[];
+  issuer?: TestIdentity;
+  /** Contexts after the VC v1 context and the inline one. */
+  contexts?: string[];
+  /** Top-level members of the credential. */
+  fields?: Json;
+  /** Loads `contexts` when signing. */
+  documentLoader?: DocumentLoader;
 }
 
 /** Builds the context: org `org-a` with a configured agent and one (fake) connection. */
 export async function createProofContext(
-  opts: { status?: CredentialStatusCheck } = {},
+  opts: { status?: CredentialStatusCheck; env?: Record<string, string>; now?: () => number } = {},
 ): Promise<ProofContext> {
   const port = new FakeDidcomm(Date.now);
   const ctx = await createTestContext({
+    env: opts.env,
+    now: opts.now,
     build: { holderDidcomm: port, ...(opts.status ? { credentialStatus: opts.status } : {}) },
   });
   port.attach(ctx.services);
@@ -85,16 +103,19 @@ export async function createProofContext(
       throw new Error("inbound commit kept failing");
     },
     store: async (subject, o = {}) => {
+      const by = o.issuer ?? issuer;
       const vc = await signCredential({
         "@context": [
           "https://www.w3.org/2018/credentials/v1",
           { name: "https://schema.org/name", age: "https://schema.org/age" },
+          ...(o.contexts ?? []),
         ],
         type: ["VerifiableCredential", ...(o.types ?? [])],
-        issuer: issuer.did,
+        issuer: by.did,
         issuanceDate: "2025-01-01T00:00:00Z",
         credentialSubject: subject,
-      }, { keyPair: issuer.keyPair, suite: "Ed25519Signature2018" });
+        ...o.fields,
+      }, { keyPair: by.keyPair, suite: "Ed25519Signature2018", documentLoader: o.documentLoader });
       const id = uuidv7(Date.now());
       const exchange = { id: crypto.randomUUID(), connectionId } as CredentialExchangeRecord;
       const op = ctx.kv.atomic();
@@ -149,6 +170,19 @@ export async function proofOf(ctx: ProofContext, threadId: string): Promise<Json
   const id = (await ctx.kv.get<string>(keys.proofByThread(ctx.orgId, threadId))).value;
   if (!id) throw new Error(`no proof record on thread ${threadId}`);
   return await expectJson(await ctx.call("GET", `/proofs/${id}`, { token: ctx.member }), 200);
+}
+
+/**
+ * Receives a request (default: one descriptor `name` asking for `$.credentialSubject.name`) and
+ * returns it with the record it made.
+ */
+export async function receiveRequest(
+  ctx: ProofContext,
+  pd: Json = definition(["name", "$.credentialSubject.name"]),
+): Promise<{ req: DidCommMessage; rec: Json }> {
+  const req = requestMessage(pd);
+  await ctx.receive(req);
+  return { req, rec: await proofOf(ctx, req["@id"]) };
 }
 
 /** The messages sent on `threadId` whose type ends with `name`. */

@@ -6,30 +6,17 @@
  * its `expirationDate` (an injected clock).
  */
 import assert from "node:assert/strict";
-import { createTestContext } from "../support/context.ts";
-import { entry, listCredential, listHost, testIssuer } from "./lists.ts";
-
-const T0 = Date.parse("2026-01-01T00:00:00Z");
+import { entry, listCredential, statusSetup, T0, testIssuer } from "./lists.ts";
 
 async function setup() {
-  let t = T0;
-  const ctx = await createTestContext({ now: () => t, env: { DID_CACHE_TTL_SECONDS: "300" } });
-  const host = listHost();
-  const issuer = await testIssuer();
+  const s = await statusSetup();
   return {
-    ctx,
-    host,
-    issuer,
-    advance: (ms: number) => (t += ms),
-    statusOf: (entries: Record<string, unknown>[], iss = issuer.did) =>
-      ctx.services.status.statusOf({
+    ...s,
+    statusOf: (entries: Record<string, unknown>[], iss = s.issuer.did) =>
+      s.ctx.services.status.statusOf({
         format: "ldp_vc",
         credential: { issuer: iss, credentialStatus: entries.length === 1 ? entries[0] : entries },
       }),
-    close: async () => {
-      await host.close();
-      await ctx.close();
-    },
   };
 }
 
@@ -153,6 +140,24 @@ Deno.test("Bitstring Status List: kept until its ttl (milliseconds), never past 
     const down = await s.statusOf([entry(url, 5)]);
     assert.equal(down.state, "unknown");
     assert.match(down.message ?? "", /could not be fetched/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a list that cannot be fetched is asked once a minute, not once for every credential that names it", async () => {
+  const s = await setup();
+  try {
+    const gone = s.host.url("/gone");
+    for (const i of [1, 2, 3]) {
+      const status = await s.statusOf([entry(gone, i)]);
+      assert.equal(status.state, "unknown");
+      assert.match(status.message ?? "", /its host answered 404/);
+    }
+    assert.equal(s.host.hits(), 1);
+    s.advance(61_000);
+    await s.statusOf([entry(gone, 1)]);
+    assert.equal(s.host.hits(), 2, "asked again a minute later");
   } finally {
     await s.close();
   }

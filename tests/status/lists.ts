@@ -1,7 +1,8 @@
 /**
  * Test support for status lists: issuers with real keys (Ed25519 did:key), status list
  * credentials signed with the service's own JSON-LD signer, `statuslist+jwt`s signed with jose,
- * and a real local HTTP host serving them (counting requests, able to go down).
+ * a real local HTTP host serving them (counting requests, able to go down), and the set-up of the
+ * list tests (the service on an injected clock, a host, an issuer).
  */
 import { createList } from "@digitalbazaar/vc-bitstring-status-list";
 import { createHeaderAndPayload, StatusList } from "@sd-jwt/jwt-status-list";
@@ -9,6 +10,7 @@ import * as jose from "jose";
 import { b64u } from "../../src/crypto/mod.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import { didKeyIdentity, type TestIdentity } from "../credentials/jsonld/test_keys.ts";
+import { createTestContext } from "../support/context.ts";
 
 /** An issuer: a did:key identity with its key as a jose key for JWTs. */
 export interface TestIssuer extends TestIdentity {
@@ -180,6 +182,31 @@ export function listHost() {
       if (closed) return;
       closed = true;
       await server.shutdown();
+    },
+  };
+}
+
+/** Where the injected clock of {@link statusSetup} starts. */
+export const T0 = Date.parse("2026-01-01T00:00:00Z");
+
+/**
+ * The service on an injected clock (from {@link T0}; lists without a `ttl` kept 300 s), a list
+ * host and an issuer; `close` stops both.
+ */
+export async function statusSetup() {
+  let t = T0;
+  const ctx = await createTestContext({ now: () => t, env: { DID_CACHE_TTL_SECONDS: "300" } });
+  const host = listHost();
+  const issuer = await testIssuer();
+  return {
+    ctx,
+    host,
+    issuer,
+    advance: (ms: number) => (t += ms),
+    nowS: () => Math.floor(t / 1000),
+    close: async () => {
+      await host.close();
+      await ctx.close();
     },
   };
 }

@@ -9,7 +9,7 @@ import { addW3cCredential, newW3cRecord } from "../../src/credentials/store.ts";
 import type { OutboxMessage } from "../../src/outbox/mod.ts";
 import { addCredential } from "../../src/openid4vc/store.ts";
 import type { CredentialExchangeRecord } from "../../src/credentials/record.ts";
-import type { StatusSubject } from "../../src/status/mod.ts";
+import { StatusService, type StatusState, type StatusSubject } from "../../src/status/mod.ts";
 import {
   createTestContext,
   expectJson,
@@ -252,5 +252,48 @@ Deno.test("CREDENTIAL_STATUS_RECHECK_SECONDS=0: the cron rechecks nothing; a cre
     assert.deepEqual(await statusEvents(ctx.kv), []);
   } finally {
     await ctx.close();
+  }
+});
+
+Deno.test("beforePresentation: checked now; a revocation or suspension a list gave stands while the list cannot be read, also after a check stored unknown", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    let answer: StatusState = "revoked";
+    const status = new StatusService({
+      kv,
+      checker: {
+        check: () =>
+          Promise.resolve({ state: answer, checkedAt: new Date().toISOString(), message: "" }),
+      },
+      dispatcher: { wake() {} },
+      now: () => 0,
+      recheckSeconds: 0,
+    });
+    const subject = { format: "dc+sd-jwt", compact: "x~" } as const;
+    const state = async (id: string) => (await status.beforePresentation(ORG, id, subject)).state;
+    const op = kv.atomic();
+    for (const [id, s] of [["r", "revoked"], ["s", "suspended"], ["v", "valid"]] as const) {
+      status.record(op, { orgId: ORG, id, subject, status: { state: s, checkedAt: "" } });
+    }
+    await op.commit();
+    answer = "unknown";
+    assert.deepEqual([await state("r"), await state("s"), await state("v")], [
+      "revoked",
+      "suspended",
+      "unknown",
+    ]);
+    assert.equal(await state("never-stored"), "unknown");
+    // A check that cannot read the list stores unknown; what the list said before still stands.
+    assert.equal((await status.check(ORG, "r", subject)).state, "unknown");
+    assert.equal((await status.check(ORG, "r", subject)).state, "unknown");
+    assert.equal(await state("r"), "revoked");
+    // Lifted since: the list says so now.
+    answer = "valid";
+    assert.equal(await state("s"), "valid");
+    assert.equal((await status.check(ORG, "s", subject)).state, "valid");
+    answer = "unknown";
+    assert.equal(await state("s"), "unknown", "the last thing the list said was valid");
+  } finally {
+    kv.close();
   }
 });

@@ -5,31 +5,17 @@
  * and never past its `exp` (an injected clock).
  */
 import assert from "node:assert/strict";
-import { createTestContext } from "../support/context.ts";
-import { listHost, sdJwtWithStatus, testIssuer, tokenListJwt } from "./lists.ts";
-
-const T0 = Date.parse("2026-01-01T00:00:00Z");
+import { sdJwtWithStatus, statusSetup, T0, testIssuer, tokenListJwt } from "./lists.ts";
 
 async function setup() {
-  let t = T0;
-  const ctx = await createTestContext({ now: () => t, env: { DID_CACHE_TTL_SECONDS: "300" } });
-  const host = listHost();
-  const issuer = await testIssuer();
+  const s = await statusSetup();
   return {
-    ctx,
-    host,
-    issuer,
-    advance: (ms: number) => (t += ms),
-    nowS: () => Math.floor(t / 1000),
-    statusOf: async (idx: number, uri = host.url("/lists/1")) =>
-      await ctx.services.status.statusOf({
+    ...s,
+    statusOf: async (idx: number, uri = s.host.url("/lists/1")) =>
+      await s.ctx.services.status.statusOf({
         format: "dc+sd-jwt",
-        compact: await sdJwtWithStatus(issuer, { status_list: { idx, uri } }),
+        compact: await sdJwtWithStatus(s.issuer, { status_list: { idx, uri } }),
       }),
-    close: async () => {
-      await host.close();
-      await ctx.close();
-    },
   };
 }
 
@@ -195,6 +181,24 @@ Deno.test("Token Status List: kept until its ttl (seconds), never past exp; a ho
     const down = await s.statusOf(4);
     assert.equal(down.state, "unknown");
     assert.match(down.message ?? "", /could not be fetched/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("Token Status List: a list that cannot be fetched is asked once a minute, not once per credential", async () => {
+  const s = await setup();
+  try {
+    const gone = s.host.url("/gone");
+    for (const idx of [1, 2, 3]) {
+      const status = await s.statusOf(idx, gone);
+      assert.equal(status.state, "unknown");
+      assert.match(status.message ?? "", /its host answered 404/);
+    }
+    assert.equal(s.host.hits(), 1);
+    s.advance(61_000);
+    await s.statusOf(1, gone);
+    assert.equal(s.host.hits(), 2, "asked again a minute later");
   } finally {
     await s.close();
   }

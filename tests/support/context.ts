@@ -84,6 +84,8 @@ export interface ContextOptions {
   build?: Omit<BuildOptions, "now">;
   /** Extra routers mounted after the features (tests of the HTTP plumbing). */
   extraRoutes?: (services: Services) => OpenAPIHono<AppEnv>[];
+  /** The handle the services get, made from the real one (`ctx.kv` stays the real one). */
+  wrapKv?: (kv: Deno.Kv) => Deno.Kv;
 }
 
 /** A random SECRETS_KEY. */
@@ -113,7 +115,7 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
   const now = opts.now ?? Date.now;
   let services: Services;
   try {
-    services = await buildServices(config, kv, {
+    services = await buildServices(config, opts.wrapKv?.(kv) ?? kv, {
       jwksTimeoutMs: 1000,
       ...opts.build,
       dispatcher: { pollMs: 50, ...opts.build?.dispatcher },

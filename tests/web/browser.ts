@@ -114,6 +114,33 @@ export async function clickLabeled(page: Page, scope: string, label: string): Pr
   assert.ok(clicked, `a "${label}" button in ${scope}`);
 }
 
+/**
+ * A new page of the service at `baseUrl` at a desktop size, its errors watched, signed in to the
+ * org console with `token` (returned once the console shows).
+ */
+export async function openConsole(browser: Browser, baseUrl: string, token: string) {
+  const page = await browser.newPage();
+  const seen = watch(page);
+  await page.setViewport({ width: 1000, height: 900, deviceScaleFactor: 1 });
+  await page.goto(`${baseUrl}/`, { waitUntil: "networkidle0" });
+  await page.type("#token", token);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#console:not([hidden])");
+  return { page, seen };
+}
+
+/** Clicks the button labelled `label` inside `scope` and waits for the console's "Done: label.". */
+export async function clickDone(page: Page, scope: string, label: string): Promise<void> {
+  await clickLabeled(page, scope, label);
+  await page.waitForFunction(
+    (l) =>
+      (globalThis as unknown as Win).document.getElementById("console-msg")!.textContent ===
+        `Done: ${l}.`,
+    {},
+    label,
+  );
+}
+
 export async function shot(page: Page, name: string) {
   const png = await page.screenshot({ fullPage: true });
   assert.ok(png.length > 1000);

@@ -5,7 +5,16 @@
  * packages are missing, except under `CI=true`.
  */
 import assert from "node:assert/strict";
-import { clickLabeled, ignore, launch, shot, text, watch, type Win } from "./browser.ts";
+import {
+  clickDone,
+  clickLabeled,
+  ignore,
+  launch,
+  openConsole,
+  shot,
+  text,
+  type Win,
+} from "./browser.ts";
 import { configureAgent, servedContext } from "../didcomm/helpers.ts";
 import { waitFor } from "../support/wait.ts";
 import { credoInterop, interopOptions } from "../interop/availability.ts";
@@ -39,13 +48,11 @@ Deno.test({
       const offer = await issuer.createOffer({ txCode: true });
       assert.ok(offer.txCode);
 
-      const page = await browser.newPage();
-      const seen = watch(page);
-      await page.setViewport({ width: 1000, height: 900, deviceScaleFactor: 1 });
-      await page.goto(`${ctx.baseUrl}/`, { waitUntil: "networkidle0" });
-      await page.type("#token", await ctx.token({ "org-a": ["owner"] }, "hana"));
-      await page.keyboard.press("Enter");
-      await page.waitForSelector("#console:not([hidden])");
+      const { page, seen } = await openConsole(
+        browser,
+        ctx.baseUrl,
+        await ctx.token({ "org-a": ["owner"] }, "hana"),
+      );
       const msg = () => text(page, "#console-msg");
 
       await page.type("#offer-uri", offer.offerUri);
@@ -140,24 +147,10 @@ Deno.test({
 
       const { browser, close } = await launch();
       try {
-        const page = await browser.newPage();
-        const seen = watch(page);
-        await page.setViewport({ width: 1000, height: 900, deviceScaleFactor: 1 });
-        await page.goto(`${ctx.baseUrl}/`, { waitUntil: "networkidle0" });
-        await page.type("#token", token);
-        await page.keyboard.press("Enter");
+        const { page, seen } = await openConsole(browser, ctx.baseUrl, token);
         const row = `#exchanges li[data-exchange="${offered.id}"]`;
         await page.waitForSelector(row);
-        const click = async (label: string) => {
-          await clickLabeled(page, row, label);
-          await page.waitForFunction(
-            (l) =>
-              (globalThis as unknown as Win).document.getElementById("console-msg")!
-                .textContent === `Done: ${l}.`,
-            {},
-            label,
-          );
-        };
+        const click = (label: string) => clickDone(page, row, label);
         await click("Accept offer");
         // Credo answers the request with the credential; the page shows it after a refresh.
         await exchange("credential-received");

@@ -7,7 +7,7 @@
  * packages are missing, except under `CI=true`.
  */
 import assert from "node:assert/strict";
-import { clickLabeled, ignore, launch, shot, text, watch, type Win } from "./browser.ts";
+import { clickDone, ignore, launch, openConsole, shot, text, type Win } from "./browser.ts";
 import { waitFor } from "../support/wait.ts";
 import { expectJson } from "../support/context.ts";
 import { credoInterop } from "../interop/availability.ts";
@@ -34,12 +34,7 @@ Deno.test({
 
       const { browser, close } = await launch();
       try {
-        const page = await browser.newPage();
-        const seen = watch(page);
-        await page.setViewport({ width: 1000, height: 900, deviceScaleFactor: 1 });
-        await page.goto(`${ctx.baseUrl}/`, { waitUntil: "networkidle0" });
-        await page.type("#token", token);
-        await page.keyboard.press("Enter");
+        const { page, seen } = await openConsole(browser, ctx.baseUrl, token);
         const row = `#proofs li[data-proof="${record.id}"]`;
         await page.waitForSelector(`${row} .carries`);
         const shown = await text(page, row);
@@ -51,11 +46,7 @@ Deno.test({
           new RegExp(`Would send: credential ${credentialId} from ${issuer.issuerDid}: name=Alice`),
         );
         await shot(page, "console-proof-credo.png");
-        await clickLabeled(page, row, "Accept request");
-        await page.waitForFunction(() =>
-          (globalThis as unknown as Win).document.getElementById("console-msg")!.textContent ===
-            "Done: Accept request."
-        );
+        await clickDone(page, row, "Accept request");
         const verified = await issuer.waitForProof(req.proofExchangeId, "done", 15_000);
         assert.equal(verified.isVerified, true);
         // Credo's ack arrives: the record is done after a refresh.

@@ -1,5 +1,6 @@
 import { BUNDLED_CONTEXTS, DID_V1_URL, ED25519_2020_URL } from "./contexts/index.ts";
 import { ed25519Multibase, ed25519PublicKeyOf } from "./ed25519_public_key.ts";
+import { Lru } from "../../lru.ts";
 import type {
   DocumentLoader,
   LdDidDocument,
@@ -63,6 +64,9 @@ const RELATIONSHIPS = [
   "keyAgreement",
 ] as const;
 
+/** How many resolved DID documents one loader keeps. */
+const LOADER_DID_CACHE_MAX = 256;
+
 /**
  * Creates a JSON-LD document loader.
  *
@@ -76,12 +80,13 @@ const RELATIONSHIPS = [
  *   `id` and the verification relationships as absolute method ids), which is
  *   what jsonld-signatures' ControllerProofPurpose reads.
  *
- * Resolved DID documents are cached for the lifetime of the loader (a loader
- * per verification is "cold", a reused one is "warm").
+ * Resolved DID documents are cached for the lifetime of the loader, the last
+ * `LOADER_DID_CACHE_MAX` of them (a loader per verification is "cold", a
+ * reused one is "warm").
  */
 export function createDocumentLoader(options: DocumentLoaderOptions = {}): DocumentLoader {
   const { resolveDid, contexts, remote } = options;
-  const didCache = new Map<string, Promise<LdDidDocument>>();
+  const didCache = new Lru<Promise<LdDidDocument>>(LOADER_DID_CACHE_MAX);
 
   function resolve(did: string, url: string): Promise<LdDidDocument> {
     const cached = didCache.get(did);

@@ -35,18 +35,7 @@ function credentialJson(r) {
 }
 
 function proofJson(r) {
-  return {
-    id: r.id,
-    state: r.state,
-    role: r.role,
-    threadId: r.threadId,
-    connectionId: r.connectionId ?? null,
-    protocolVersion: r.protocolVersion,
-    isVerified: r.isVerified ?? null,
-    errorMessage: r.errorMessage ?? null,
-    createdAt: r.createdAt?.toISOString() ?? null,
-    updatedAt: r.updatedAt?.toISOString() ?? null,
-  };
+  return { ...credentialJson(r), isVerified: r.isVerified ?? null };
 }
 
 /** The default request: any credential with a `credentialSubject.name` (what the issuer issues). */
