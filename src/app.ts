@@ -1,6 +1,7 @@
 /**
  * The HTTP app: one middleware (request id, log line, body checks), the routers of every feature
- * built from the services, the fast lanes, the OpenAPI document, 404/405 and one onError.
+ * built from the services, the OpenAPI document, 404/405 and one onError; in front of the router,
+ * the door of the DID routes (`answerDid`), which answers them without the router's work.
  *
  * @module
  */
@@ -21,7 +22,6 @@ import {
   corsFor,
   docsRoutes,
   errorResponse,
-  type FastLane,
   finishRequest,
   onError,
   requireOrg,
@@ -119,13 +119,17 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
     now: services.now,
     info: {
       methods: [...services.resolver.registry.methods.keys()],
+      traits: Object.fromEntries(
+        [...services.resolver.registry.methods].flatMap(([name, m]) =>
+          m.traits ? [[name, m.traits]] : []
+        ),
+      ),
       testIdentifiers: services.config.didTestIdentifiers,
       ttlSeconds: services.config.didCacheTtlSeconds,
       maxStaleSeconds: services.config.didCacheMaxStaleSeconds,
       fallbackConfigured: services.config.universalResolverUrl !== undefined,
     },
   });
-  const lanes: FastLane[] = [dids.lane];
   app.route("/", dids.router);
   app.route(
     "/",
@@ -181,19 +185,22 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
 
   app.notFound((c) => notFoundOr405(app, c));
   app.onError(onError);
-  if (lanes.length > 0) {
-    // Lanes first (they decline anything they cannot answer exactly as the router would).
-    // `app.request` calls `app.fetch`, so tests see the same composition as the server.
-    const routed = app.fetch;
-    app.fetch = (req, env, ctx) => {
-      for (const lane of lanes) {
-        const res = lane(req);
-        if (res instanceof Promise) return res.catch(() => routed(req, env, ctx));
-        if (res !== undefined) return res;
-      }
+  // The DID routes' door first: it answers every request of those routes (and declines the rest,
+  // e.g. a POST, which the router answers 405). Should it fail unexpectedly, the router answers
+  // through the same pipeline, where `onError` makes the 500. `app.request` calls `app.fetch`, so
+  // tests see the same composition as the server.
+  const routed = app.fetch;
+  const door = dids.door;
+  app.fetch = (req, env, ctx) => {
+    let res;
+    try {
+      res = door(req);
+    } catch {
       return routed(req, env, ctx);
-    };
-  }
+    }
+    if (res === undefined) return routed(req, env, ctx);
+    return res instanceof Promise ? res.catch(() => routed(req, env, ctx)) : res;
+  };
   return app;
 }
 

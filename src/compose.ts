@@ -256,7 +256,8 @@ export async function buildServices(
     credentials: credentialSource({
       sdJwt: (orgId, q) => openid4vc.credentials(orgId, q),
       w3c: (orgId, q) => holder.listW3c(orgId, q),
-    }),
+    }, contexts),
+    contexts,
     checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
     anchors: await loadTrustAnchors(config),
     // Checked before a credential is offered and before it is presented.

@@ -5,13 +5,13 @@
  * environment (through `parseConfig` only), opens KV, and serves at once; the rest of the service
  * (`start_app.ts`: services, app, dispatcher) is loaded with a dynamic `import()` after the server
  * listens, so a fresh instance answers its first request early. Until the app is loaded, the early
- * lane (`did/lite/`) answers plain public Ed25519 did:key resolutions exactly as the route would,
+ * lane (`did/lite.ts`) answers plain public Ed25519 did:key resolutions exactly as the app would,
  * and every other request waits for the app. SIGTERM/SIGINT drain it within 5 s (CONTRACT
  * "Operations"): readiness answers 503, the dispatcher stops claiming, in-flight requests and
  * delivery attempts finish or give their leases back, then exit.
  */
 import { type Config, ConfigError, parseConfig } from "./config.ts";
-import { createEarlyLane } from "./did/lite/mod.ts";
+import { createEarlyLane } from "./did/lite.ts";
 import { log, setLogLevel } from "./log.ts";
 import { runtimeProblem } from "./runtime.ts";
 import type { StartedApp } from "./start_app.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { ed25519ToMontgomery } from "./edwards/mod.ts";
+import { ed25519ToMontgomery } from "./lite.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 import { Lru } from "../lru.ts";
@@ -154,7 +154,7 @@ export function ed25519PublicToX25519(publicKey: Uint8Array): Uint8Array {
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
     throw new KeyFormatError("public key must be 32 bytes");
   }
-  // One field exponentiation checks the point and gives u = (1 + y) / (1 − y) (`edwards.ts`).
+  // One field exponentiation checks the point and gives u = (1 + y) / (1 − y) (`lite.ts`).
   const u = ed25519ToMontgomery(publicKey);
   if (u === undefined) throw new KeyFormatError("not a valid Ed25519 public key");
   return u;

@@ -1,56 +1,92 @@
 /**
- * Caching decorator around a `DidRegistry`.
+ * The DID cache: a policy over two stores, around the method registry; it answers resolutions
+ * (results and their freshness), never HTTP. Memory (the one bounded map, `Lru`: resolutions ready
+ * to serve, read synchronously) sits in front of a durable `DidCacheStore` shared by every process
+ * (`kvCacheStore`: Deno KV, read with eventual consistency: an edge instance reads its replica).
  *
- * - Deterministic results (did:key, did:jwk, did:peer 0/2/4 long) are memoized in a bounded
- *   in-memory LRU. They are recomputed-equivalent, never stale, and not "the cache" of the
- *   contract: `servedFromCache` stays false for them (it is true only for a stored network answer).
- * - Network results (did:web, universal resolver) are stored in KV under `keys.didCache(did)` as
- *   `{result, cachedAt, expiresAt}` (`expiresAt` = now + `DID_CACHE_TTL_SECONDS`; `notFound` at
- *   most 30 s; failures never; `expireIn` only collects garbage), with a bounded LRU in front.
- *   A hit answers with `servedFromCache: true`. A KV read failure counts as a miss.
- * - Stale-while-revalidate: a successful network answer past `expiresAt` but within
- *   `maxStaleSeconds` of it is still served at once (`servedFromCache: true`, `max-age=0`) and
- *   refreshed in the background, at most one refresh per DID at a time. A refresh that fails (an
- *   error result or a network failure) keeps the old entry, and the next refresh is tried no sooner
- *   than `NOT_FOUND_TTL_SECONDS` later; past the max stale age the entry is not served and the DID
+ * - Deterministic results (did:key, did:jwk, did:peer 0/2/4 long) are memoized: never stale, and
+ *   not "the cache" of the contract (`servedFromCache` stays false for them).
+ * - Network results (did:web, did:webvh, the universal resolver) are stored as `{result, cachedAt,
+ *   expiresAt}` for `DID_CACHE_TTL_SECONDS` (`notFound` at most 30 s; failures never); a hit says
+ *   `servedFromCache: true`; a store read failure is a miss.
+ * - Stale-while-revalidate: a successful network answer up to `maxStaleSeconds` past its expiry is
+ *   served at once and refreshed in the background, one refresh per DID at a time; a failed
+ *   refresh keeps the old entry and waits `NOT_FOUND_TTL_SECONDS`; past the max stale age the DID
  *   is fetched as on a miss. `notFound` answers are never served stale.
- * - `noCache` skips both caches and stores the fresh answer (bypass and refresh).
- * - Concurrent misses for one DID share one lookup, and all upstream fetches for one DID are
- *   single-flight.
+ * - `noCache` skips both stores and stores the fresh answer (bypass and refresh).
+ * - Coalescing: concurrent misses for one DID share one lookup; upstream fetches are single-flight.
+ * - Versions (`versionId`, `versionTime`, … as DID parameters) are resolved by the method and not
+ *   cached: `cacheKey` is where a version would join the key.
+ *
+ * @module
  */
 import { keys } from "../kv/mod.ts";
 import { Lru } from "../lru.ts";
 import { log } from "../log.ts";
 import { countDidCacheLookup } from "../telemetry/mod.ts";
-import { DidAnswer, withServedFromCache } from "./answer.ts";
 import type { DidRegistry, RoutedDid } from "./resolver.ts";
-import { type DidResolutionResult, type DidVersion, resolutionError } from "./types.ts";
+import {
+  deepFreeze,
+  type DidResolutionResult,
+  type DidVersion,
+  type Resolution,
+  resolutionError,
+  withServedFromCache,
+} from "./types.ts";
 
 /** Longest a `notFound` answer is cached. */
 export const NOT_FOUND_TTL_SECONDS = 30;
-/** Extra KV lifetime past the max stale age before garbage collection. */
+/** Extra store lifetime past the max stale age before garbage collection. */
 const GC_SLACK_MS = 60_000;
 /**
- * Default byte bounds of the in-memory caches. A did:key answer is about 1.6 KB serialized and
- * costs about 35 µs to make again; a network answer costs a KV read or a fetch.
+ * Default byte bounds of the memory stores, counted as the results' JSON. A did:key answer is about
+ * 1.6 KB of JSON and costs about 35 µs to make again; a network answer a store read or a fetch.
  */
 export const DEFAULT_MEMO_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_LRU_BYTES = 8 * 1024 * 1024;
-/** A network entry's own fields, besides its answer. */
-const NET_ENTRY_BYTES = 64;
+/** An entry's own objects besides its result, for the byte bounds. */
+const ENTRY_BYTES = 160;
 /** Deno KV values are at most 64 KiB; larger results are kept in memory only. */
 const KV_VALUE_LIMIT = 60_000;
 
-/** What is stored under `keys.didCache(did)`. */
+/** What a durable store keeps for a DID (the KV value under `keys.didCache(did)`). */
 export interface DidCacheEntry {
   result: DidResolutionResult;
   cachedAt: number;
   expiresAt: number;
 }
 
+/** The durable store of network results, shared by every process of the service. */
+export interface DidCacheStore {
+  /** The entry for `key`, if any (its freshness is the policy's to judge). */
+  get(key: string): Promise<DidCacheEntry | undefined>;
+  /** Keeps `entry`; it may be dropped `keepMs` from now. */
+  set(key: string, entry: DidCacheEntry, keepMs: number): Promise<void>;
+}
+
+/**
+ * The store on Deno KV. Reads are eventual: on Deno Deploy an instance far from the primary reads
+ * its nearby replica (a few ms instead of a round trip to the primary region), and a cached
+ * resolution a little older is what its TTL allows anyway. Records that decide what a request may
+ * do are read strongly elsewhere (CONTRACT "DID resolution"; tests/did/kv_reads_test.ts).
+ */
+export function kvCacheStore(kv: Deno.Kv): DidCacheStore {
+  return {
+    async get(key) {
+      const got = await kv.get<DidCacheEntry>(keys.didCache(key), { consistency: "eventual" });
+      return isEntry(got.value) ? got.value : undefined;
+    },
+    async set(key, entry, keepMs) {
+      if (JSON.stringify(entry).length > KV_VALUE_LIMIT) return;
+      await kv.set(keys.didCache(key), entry, { expireIn: keepMs });
+    },
+  };
+}
+
 /** Options of `createCachingResolver`. */
 export interface CacheOptions {
-  kv: Deno.Kv;
+  /** The durable store of network results. */
+  store: DidCacheStore;
   /** Freshness of network results in seconds (0 disables storing them). */
   ttlSeconds: number;
   /** How long past its TTL a successful network answer may be served while refreshed; default 0. */
@@ -59,17 +95,17 @@ export interface CacheOptions {
   now: () => number;
   /** Entry bound of the deterministic memo. Default 100 000. */
   memoSize?: number;
-  /** Byte bound of the deterministic memo (serialized answers). Default 4 MiB. */
+  /** Byte bound of the deterministic memo. Default 4 MiB. */
   memoBytes?: number;
-  /** Entry bound of the network LRU. Default 50 000. */
+  /** Entry bound of the network memory store. Default 50 000. */
   lruSize?: number;
-  /** Byte bound of the network LRU (serialized answers). Default 8 MiB. */
+  /** Byte bound of the network memory store. Default 8 MiB. */
   lruBytes?: number;
 }
 
 /** Per-call options. */
 export interface ResolveOptions {
-  /** Bypass the caches and refresh them (`?noCache=true`, `Cache-Control: no-cache`). */
+  /** Bypass the stores and refresh them (`?noCache=true`, `Cache-Control: no-cache`). */
   noCache?: boolean;
   /** A version of the document (DID parameters): resolved by the method, never cached. */
   version?: DidVersion;
@@ -77,54 +113,54 @@ export interface ResolveOptions {
 
 /** The resolver with caching. */
 export interface CachingResolver {
-  /** The memoized or cached answer for `did` if there is a fresh one in memory; no I/O. */
-  peek(did: string): DidAnswer | undefined;
-  /** A prepared answer (status, freshness, cached bytes). */
-  resolveAnswer(did: string, options?: ResolveOptions): Promise<DidAnswer>;
+  /**
+   * The memoized or cached resolution of `did` if memory holds a servable one, else undefined; no
+   * I/O (a stale entry served here is refreshed in the background). The same object while held.
+   */
+  peek(did: string): Resolution | undefined;
+  /** The resolution of `did` through the stores. */
+  lookup(did: string, options?: ResolveOptions): Promise<Resolution>;
   /** The W3C resolution result (frozen; copy before changing it). */
   resolve(did: string, options?: ResolveOptions): Promise<DidResolutionResult>;
-  /** Empties the in-memory caches (not KV). */
+  /** Empties the memory stores (not the durable one). */
   clearMemory(): void;
 }
 
-interface NetEntry {
-  answer: DidAnswer;
+/** A network resolution held in memory, with its times. */
+interface Held {
+  resolution: Resolution;
   expiresAt: number;
   /** Served (stale) and refreshed in the background until then. */
   staleUntil: number;
   /** The DID method, for the hit counter (no slicing on the hot path). */
   method: string;
+  weight: number;
 }
 
-function isEntry(v: unknown): v is DidCacheEntry {
-  if (typeof v !== "object" || v === null) return false;
-  const e = v as Partial<DidCacheEntry>;
-  return typeof e.cachedAt === "number" && typeof e.expiresAt === "number" &&
-    typeof e.result === "object" && e.result !== null &&
-    typeof e.result.didResolutionMetadata === "object";
-}
+const NONE = { kind: "none" } as const;
+const IMMUTABLE = { kind: "immutable" } as const;
 
-/** Wraps `registry` with the memo, the LRU, KV and single-flight. */
+/** Wraps `registry` with the memo, the memory store, the durable store and single-flight. */
 export function createCachingResolver(
   registry: DidRegistry,
   options: CacheOptions,
 ): CachingResolver {
-  const { kv, now } = options;
+  const { store, now } = options;
   const ttlMs = options.ttlSeconds * 1000;
   const maxStaleMs = (options.maxStaleSeconds ?? 0) * 1000;
-  const memo = new Lru<DidAnswer>(options.memoSize ?? 100_000, {
+  const memo = new Lru<Resolution>(options.memoSize ?? 100_000, {
     maxWeight: options.memoBytes ?? DEFAULT_MEMO_BYTES,
-    weigh: (a) => a.weight,
+    weigh: (r) => jsonSize(r.result) + ENTRY_BYTES,
   });
-  const lru = new Lru<NetEntry>(options.lruSize ?? 50_000, {
+  const held = new Lru<Held>(options.lruSize ?? 50_000, {
     maxWeight: options.lruBytes ?? DEFAULT_LRU_BYTES,
-    weigh: (e) => e.answer.weight + NET_ENTRY_BYTES,
+    weigh: (h) => h.weight,
   });
-  const lookups = new Map<string, Promise<DidAnswer>>();
-  const fetches = new Map<string, Promise<DidAnswer>>();
+  const lookups = new Map<string, Promise<Resolution>>();
+  const fetches = new Map<string, Promise<Resolution>>();
   /** DIDs being refreshed in the background, and DIDs whose last refresh failed (retry time). */
   const refreshing = new Set<string>();
-  const retryAt = new Map<string, number>();
+  const retryAt = new Lru<number>(options.lruSize ?? 50_000);
 
   /** Until when `entry` may be served: past its TTL only for successful answers. */
   function staleUntilOf(entry: DidCacheEntry): number {
@@ -133,17 +169,21 @@ export function createCachingResolver(
       : entry.expiresAt;
   }
 
-  function cachedAnswer(did: string, entry: DidCacheEntry): NetEntry {
-    const answer = new DidAnswer(withServedFromCache(entry.result, true), {
-      kind: "until",
-      expiresAt: entry.expiresAt,
-    });
-    return {
-      answer,
+  /** Keeps a stored entry in memory as a resolution ready to serve. */
+  function hold(did: string, entry: DidCacheEntry): Held {
+    const h: Held = {
+      resolution: {
+        result: withServedFromCache(entry.result, true),
+        freshness: { kind: "until", expiresAt: entry.expiresAt },
+        source: "network",
+      },
       expiresAt: entry.expiresAt,
       staleUntil: staleUntilOf(entry),
       method: methodOf(did),
+      weight: jsonSize(entry.result) + ENTRY_BYTES,
     };
+    held.set(did, h);
+    return h;
   }
 
   /**
@@ -168,7 +208,7 @@ export function createCachingResolver(
       }
       if (result.didResolutionMetadata.error === undefined) {
         retryAt.delete(did);
-        await store(did, result, now());
+        await keep(did, result, now());
       } else {
         retryAt.set(did, now() + NOT_FOUND_TTL_SECONDS * 1000);
         log("warn", "did cache refresh failed; serving the stale entry", {
@@ -181,7 +221,8 @@ export function createCachingResolver(
       .finally(() => refreshing.delete(did));
   }
 
-  async function store(
+  /** Stores a network result in both stores when it may be cached; its expiry, else undefined. */
+  async function keep(
     did: string,
     result: DidResolutionResult,
     t: number,
@@ -192,12 +233,9 @@ export function createCachingResolver(
     else if (error !== undefined) return undefined;
     if (life <= 0) return undefined;
     const entry: DidCacheEntry = { result, cachedAt: t, expiresAt: t + life };
-    lru.set(did, cachedAnswer(did, entry));
-    const keep = staleUntilOf(entry) - t;
+    hold(did, entry);
     try {
-      if (JSON.stringify(entry).length <= KV_VALUE_LIMIT) {
-        await kv.set(keys.didCache(did), entry, { expireIn: keep + GC_SLACK_MS });
-      }
+      await store.set(cacheKey(did), entry, staleUntilOf(entry) - t + GC_SLACK_MS);
     } catch (err) {
       log("warn", "did cache write failed", { did, error: err });
     }
@@ -205,48 +243,47 @@ export function createCachingResolver(
   }
 
   /** One upstream resolution per DID at a time; stores the result. */
-  function fetchShared(routed: RoutedDid): Promise<DidAnswer> {
+  function fetchShared(routed: RoutedDid): Promise<Resolution> {
     const did = routed.parsed.did;
     let p = fetches.get(did);
     if (!p) {
-      p = (async () => {
+      p = (async (): Promise<Resolution> => {
         countDidCacheLookup(false, routed.parsed.method);
         const result = await routed.resolve();
-        const expiresAt = await store(did, result, now());
-        return new DidAnswer(
-          withServedFromCache(result, false),
-          expiresAt === undefined ? { kind: "none" } : { kind: "until", expiresAt },
-        );
+        const expiresAt = await keep(did, result, now());
+        return {
+          result: withServedFromCache(result, false),
+          freshness: expiresAt === undefined ? NONE : { kind: "until", expiresAt },
+          source: "network",
+        };
       })().finally(() => fetches.delete(did));
       fetches.set(did, p);
     }
     return p;
   }
 
-  async function readKv(did: string): Promise<DidCacheEntry | undefined> {
+  async function readStore(did: string): Promise<DidCacheEntry | undefined> {
     try {
-      const got = await kv.get<DidCacheEntry>(keys.didCache(did));
-      return isEntry(got.value) ? got.value : undefined;
+      return await store.get(cacheKey(did));
     } catch (err) {
       log("warn", "did cache read failed; treating it as a miss", { did, error: err });
       return undefined;
     }
   }
 
-  /** Miss path of a network DID: KV, then upstream; shared by concurrent callers. */
-  function lookupShared(routed: RoutedDid): Promise<DidAnswer> {
+  /** Miss path of a network DID: the durable store, then upstream; shared by concurrent callers. */
+  function lookupShared(routed: RoutedDid): Promise<Resolution> {
     const did = routed.parsed.did;
     let p = lookups.get(did);
     if (!p) {
       p = (async () => {
-        const entry = await readKv(did);
+        const entry = await readStore(did);
         const t = now();
         if (entry && staleUntilOf(entry) > t) {
-          const net = cachedAnswer(did, entry);
-          lru.set(did, net);
+          const h = hold(did, entry);
           countDidCacheLookup(true, routed.parsed.method);
           if (entry.expiresAt <= t) revalidate(did, routed);
-          return net.answer;
+          return h.resolution;
         }
         return await fetchShared(routed);
       })().finally(() => lookups.delete(did));
@@ -255,28 +292,28 @@ export function createCachingResolver(
     return p;
   }
 
-  /** Memo or fresh LRU entry, synchronously (the hot path awaits nothing on a hit). */
-  function peek(did: string): DidAnswer | undefined {
+  /** Memo or servable memory entry, synchronously (the hot path awaits nothing on a hit). */
+  function peek(did: string): Resolution | undefined {
     const m = memo.get(did);
     if (m !== undefined) return m;
-    const n = lru.get(did);
-    if (n !== undefined) {
+    const h = held.get(did);
+    if (h !== undefined) {
       const t = now();
-      if (n.expiresAt > t) {
-        countDidCacheLookup(true, n.method);
-        return n.answer;
+      if (h.expiresAt > t) {
+        countDidCacheLookup(true, h.method);
+        return h.resolution;
       }
-      if (n.staleUntil > t) {
-        countDidCacheLookup(true, n.method);
+      if (h.staleUntil > t) {
+        countDidCacheLookup(true, h.method);
         revalidate(did);
-        return n.answer;
+        return h.resolution;
       }
-      lru.delete(did);
+      held.delete(did);
     }
     return undefined;
   }
 
-  async function resolveAnswer(did: string, opts: ResolveOptions = {}): Promise<DidAnswer> {
+  async function lookup(did: string, opts: ResolveOptions = {}): Promise<Resolution> {
     const noCache = opts.noCache === true;
     if (!noCache && opts.version === undefined) {
       const hit = peek(did);
@@ -284,7 +321,7 @@ export function createCachingResolver(
     }
     const routed = registry.route(did);
     if (!("parsed" in routed)) {
-      return new DidAnswer(withServedFromCache(routed, false), { kind: "none" });
+      return { result: withServedFromCache(routed, false), freshness: NONE, source: "local" };
     }
     if (opts.version !== undefined) {
       const result = routed.versions
@@ -295,18 +332,24 @@ export function createCachingResolver(
             Object.keys(opts.version).join(" and ")
           } names no document.`,
         );
-      return new DidAnswer(withServedFromCache(result, false), { kind: "none" });
+      return { result: withServedFromCache(result, false), freshness: NONE, source: routed.klass };
     }
     switch (routed.klass) {
       case "deterministic": {
         const result = withServedFromCache(await routed.resolve(), false);
-        const ok = result.didResolutionMetadata.error === undefined;
-        const answer = new DidAnswer(result, ok ? { kind: "immutable" } : { kind: "none" });
-        if (ok) memo.set(did, answer);
-        return answer;
+        if (result.didResolutionMetadata.error !== undefined) {
+          return { result, freshness: NONE, source: "deterministic" };
+        }
+        const r: Resolution = { result, freshness: IMMUTABLE, source: "deterministic" };
+        memo.set(did, r);
+        return r;
       }
       case "local":
-        return new DidAnswer(withServedFromCache(await routed.resolve(), false), { kind: "none" });
+        return {
+          result: withServedFromCache(await routed.resolve(), false),
+          freshness: NONE,
+          source: "local",
+        };
       case "network":
         return noCache ? await fetchShared(routed) : await lookupShared(routed);
     }
@@ -314,15 +357,33 @@ export function createCachingResolver(
 
   return {
     peek,
-    resolveAnswer,
+    lookup,
     async resolve(did, opts) {
-      return (await resolveAnswer(did, opts)).result;
+      return deepFreeze((await lookup(did, opts)).result);
     },
     clearMemory() {
       memo.clear();
-      lru.clear();
+      held.clear();
     },
   };
+}
+
+/** The store key of a DID (a version, once cached, would be part of it). */
+function cacheKey(did: string): string {
+  return did;
+}
+
+function isEntry(v: unknown): v is DidCacheEntry {
+  if (typeof v !== "object" || v === null) return false;
+  const e = v as Partial<DidCacheEntry>;
+  return typeof e.cachedAt === "number" && typeof e.expiresAt === "number" &&
+    typeof e.result === "object" && e.result !== null &&
+    typeof e.result.didResolutionMetadata === "object";
+}
+
+/** Length of a result's JSON: what the memory bounds count. */
+function jsonSize(result: DidResolutionResult): number {
+  return JSON.stringify(result).length;
 }
 
 /** The method name of a DID (`did:web:…` → `web`), for metrics. */

@@ -6,6 +6,7 @@
  * anything else → null (406). Highest q wins; on a tie, the range listed first. Answers for
  * header strings are memoized (bounded), so the hot path does no parsing.
  */
+import { Lru } from "../lru.ts";
 
 /** What to send. */
 export interface Representation {
@@ -57,8 +58,8 @@ export function parseAccept(header: string): Representation | null {
   return best;
 }
 
-const memo = new Map<string, Representation | null>();
-const MEMO_MAX = 512;
+/** Answers by `Accept` header string (bounded: a client cannot grow it). */
+const memo = new Lru<Representation | null>(512);
 
 /** `parseAccept` with the empty header meaning "anything" and answers memoized. */
 export function negotiate(header: string | undefined): Representation | null {
@@ -66,7 +67,6 @@ export function negotiate(header: string | undefined): Representation | null {
   let rep = memo.get(header);
   if (rep === undefined) {
     rep = header.length > 1024 ? null : parseAccept(header);
-    if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
     memo.set(header, rep);
   }
   return rep;

@@ -7,7 +7,7 @@
  */
 import type { Config } from "../config.ts";
 import { createSafeFetch, type SafeFetch } from "../outbound/mod.ts";
-import { type CachingResolver, createCachingResolver } from "./cache.ts";
+import { type CachingResolver, createCachingResolver, kvCacheStore } from "./cache.ts";
 import { jwkMethod } from "./methods/jwk.ts";
 import { keyMethod } from "./methods/key.ts";
 import { driverMethods } from "./methods/driver.ts";
@@ -118,7 +118,7 @@ export function createDidResolver(
       : undefined,
   });
   const cached = createCachingResolver(registry, {
-    kv: deps.kv,
+    store: kvCacheStore(deps.kv),
     ttlSeconds: deps.config.didCacheTtlSeconds,
     maxStaleSeconds: deps.config.didCacheMaxStaleSeconds,
     now: deps.now,

@@ -8,18 +8,18 @@
  */
 import type { DidDocument, DidResolutionResult, ParsedDid } from "./types.ts";
 
-/** Error keywords of dereferencing and their HTTP status (CONTRACT). */
-export const DEREF_ERRORS = {
-  invalidDidUrl: 400,
-  invalidDid: 400,
-  notFound: 404,
-  representationNotSupported: 406,
-  methodNotSupported: 501,
-  internalError: 500,
-} as const;
+/** Error keywords of dereferencing (CONTRACT); their HTTP status is the HTTP layer's. */
+export const DEREF_ERRORS = [
+  "invalidDidUrl",
+  "invalidDid",
+  "notFound",
+  "representationNotSupported",
+  "methodNotSupported",
+  "internalError",
+] as const;
 
 /** One of {@link DEREF_ERRORS}. */
-export type DerefError = keyof typeof DEREF_ERRORS;
+export type DerefError = typeof DEREF_ERRORS[number];
 
 /** What dereferencing gives. */
 export type DerefOutcome =
@@ -29,8 +29,8 @@ export type DerefOutcome =
     /** Media type of the content. */
     contentType: string;
     contentMetadata: Record<string, unknown>;
-    /** 410 for a deactivated DID, else 200. */
-    status: number;
+    /** The DID is deactivated (`didDocumentMetadata.deactivated`). */
+    deactivated: boolean;
   }
   | { kind: "redirect"; location: string }
   | { kind: "error"; error: DerefError; message: string };
@@ -58,12 +58,12 @@ export function dereference(
   if (err !== undefined || !resolution.didDocument) {
     const code = (err ?? "internalError") as DerefError;
     return fail(
-      code in DEREF_ERRORS ? code : "internalError",
+      (DEREF_ERRORS as readonly string[]).includes(code) ? code : "internalError",
       resolution.didResolutionMetadata.message ?? `${url.did} could not be resolved.`,
     );
   }
   const doc = resolution.didDocument;
-  const status = resolution.didDocumentMetadata.deactivated === true ? 410 : 200;
+  const deactivated = resolution.didDocumentMetadata.deactivated === true;
   const contentType = resolution.didResolutionMetadata.contentType ?? "application/did+ld+json";
   if (url.path !== undefined) {
     return fail(
@@ -87,7 +87,7 @@ export function dereference(
     return selectService(doc, url, { service, serviceType, relativeRef }, {
       contentType,
       metadata: resolution.didDocumentMetadata,
-      status,
+      deactivated,
       wantsUriList: opts.wantsUriList === true,
     });
   }
@@ -101,14 +101,14 @@ export function dereference(
         }".`,
       );
     }
-    return { kind: "resource", content: found, contentType, contentMetadata: {}, status };
+    return { kind: "resource", content: found, contentType, contentMetadata: {}, deactivated };
   }
   return {
     kind: "resource",
     content: doc,
     contentType,
     contentMetadata: { ...resolution.didDocumentMetadata },
-    status,
+    deactivated,
   };
 }
 
@@ -119,7 +119,7 @@ function selectService(
   o: {
     contentType: string;
     metadata: Record<string, unknown>;
-    status: number;
+    deactivated: boolean;
     wantsUriList: boolean;
   },
 ): DerefOutcome {
@@ -141,7 +141,7 @@ function selectService(
       content: { ...doc, service: selected },
       contentType: o.contentType,
       contentMetadata: { ...o.metadata },
-      status: o.status,
+      deactivated: o.deactivated,
     };
   }
   const endpoints = selected.flatMap((s) => endpointUrls(s.serviceEndpoint));

@@ -1,6 +1,7 @@
 /**
- * DID resolution: the resolver (methods, cache) and `GET /dids/{did}`. Other features get the
- * one resolver the composition built and call `resolver.resolve(did)`:
+ * DID resolution: the resolver (methods, cache) and the DID routes (`didRoutes`: the door every
+ * `GET /dids/{did}` and `/1.0/…` request goes through). Other features get the one resolver the
+ * composition built and call `resolver.resolve(did)`:
  *
  * ```ts
  * const r = await resolver.resolve("did:peer:2.Vz6Mk...");
@@ -16,7 +17,7 @@ export {
   type DidResolverOptions,
 } from "./create.ts";
 export { didRoutes, type DidRoutesDeps } from "./routes.ts";
-export type { DidAnswer } from "./answer.ts";
+export type { AnswerDid } from "./answer.ts";
 export type { ResolveOptions } from "./cache.ts";
 export {
   type DidDocument,
@@ -26,6 +27,7 @@ export {
   type DidResolutionResult,
   type DidService,
   type ParsedDid,
+  type Resolution,
   resolutionError,
   type ResolveContext,
   type VerificationMethod,

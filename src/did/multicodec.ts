@@ -1,9 +1,9 @@
 /**
- * Multiformats helpers for DID methods: unsigned varint, multibase (base58btc `z`), multicodec public
- * keys (as used by did:key and did:peer) and sha2-256 multihash.
+ * Multiformats helpers for DID methods: unsigned varint, multibase (base58btc `z`) and multicodec
+ * public keys (as used by did:key and did:peer). Free of npm packages: the DID early lane loads it
+ * before the app (no npm package in the first stage of the start; base58 is a few lines here,
+ * checked against @scure/base in tests/did/multicodec_test.ts).
  */
-import { base58 } from "@scure/base";
-import { sha256 } from "@noble/hashes/sha2.js";
 import { fail, ok, type Result } from "./types.ts";
 
 /** Public key types this library understands. */
@@ -84,28 +84,53 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
 
 const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
-/** Decodes plain base58btc (Bitcoin alphabet). */
-export function decodeBase58(text: string): Result<Uint8Array> {
-  if (!BASE58_RE.test(text)) return fail("not base58btc text");
-  try {
-    return ok(base58.decode(text));
-  } catch {
-    return fail("not base58btc text");
-  }
-}
-
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const CODES = Array.from(ALPHABET, (c) => c.charCodeAt(0));
-/** 58^4 < 2^24: a 24-bit limb with a remainder below it stays under 2^48 (exact in a double). */
+const DIGITS = new Int8Array(128).fill(-1);
+CODES.forEach((code, digit) => (DIGITS[code] = digit));
+/** 58^4 < 2^24: a 24-bit limb times (or with a remainder below) it stays under 2^48, exact. */
 const B4 = 58 ** 4;
+const LIMB = 16777216;
 
 /**
- * Encodes plain base58btc. Keys (up to 64 bytes) are divided as 24-bit limbs by 58^4, four digits
- * per pass, in plain numbers (several times faster than the generic byte-array algorithm, which
- * longer inputs use).
+ * Decodes plain base58btc (Bitcoin alphabet): four digits per pass multiplied into 24-bit limbs in
+ * plain numbers; each leading "1" is a zero byte.
+ */
+export function decodeBase58(text: string): Result<Uint8Array> {
+  if (!BASE58_RE.test(text)) return fail("not base58btc text");
+  let zeros = 0;
+  while (zeros < text.length && text.charCodeAt(zeros) === 49) zeros++;
+  const limbs: number[] = []; // least significant first
+  let i = zeros;
+  let n = (text.length - zeros) % 4 || 4; // the first pass takes the leftover digits
+  while (i < text.length) {
+    let carry = 0;
+    let mul = 1;
+    for (let k = 0; k < n; k++) {
+      carry = carry * 58 + DIGITS[text.charCodeAt(i++)]!;
+      mul *= 58;
+    }
+    n = 4;
+    for (let j = 0; j < limbs.length; j++) {
+      const cur = limbs[j]! * mul + carry;
+      carry = Math.floor(cur / LIMB);
+      limbs[j] = cur - carry * LIMB;
+    }
+    for (; carry > 0; carry = Math.floor(carry / LIMB)) limbs.push(carry % LIMB);
+  }
+  const le: number[] = []; // bytes, least significant first
+  for (const v of limbs) le.push(v & 255, (v >> 8) & 255, v >> 16);
+  while (le.length > 0 && le[le.length - 1] === 0) le.pop();
+  const out = new Uint8Array(zeros + le.length);
+  for (let j = 0; j < le.length; j++) out[out.length - 1 - j] = le[j]!;
+  return ok(out);
+}
+
+/**
+ * Encodes plain base58btc: 24-bit limbs divided by 58^4, four digits per pass, in plain numbers
+ * (several times faster than the generic byte-array algorithm).
  */
 export function encodeBase58(bytes: Uint8Array): string {
-  if (bytes.length > 64) return base58.encode(bytes);
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
   const rest = bytes.length - zeros;
@@ -125,7 +150,7 @@ export function encodeBase58(bytes: Uint8Array): string {
   while (start < limbs.length) {
     let rem = 0;
     for (let j = start; j < limbs.length; j++) {
-      const cur = rem * 16777216 + limbs[j]!;
+      const cur = rem * LIMB + limbs[j]!;
       const q = Math.floor(cur / B4);
       limbs[j] = q;
       rem = cur - q * B4;
@@ -194,9 +219,4 @@ export function encodeMulticodecKey(keyType: KeyType, publicKey: Uint8Array): Ui
 /** Multibase (base58btc) multicodec form of a public key, e.g. `z6Mk...` for Ed25519. */
 export function encodeMultibaseKey(keyType: KeyType, publicKey: Uint8Array): string {
   return encodeMultibase(encodeMulticodecKey(keyType, publicKey));
-}
-
-/** sha2-256 multihash of `data`, multibase base58btc encoded (`zQm...`). */
-export function sha256MultihashBase58(data: Uint8Array): string {
-  return encodeMultibase(concatBytes(Uint8Array.of(MULTIHASH_SHA2_256, 32), sha256(data)));
 }

@@ -6,20 +6,13 @@
 import type { FallbackResolver } from "./methods/universal.ts";
 import { parseDidWithReason } from "./syntax.ts";
 import {
+  type DidClass,
   type DidMethod,
   type DidResolutionResult,
   type ParsedDid,
   resolutionError,
   type ResolveContext,
 } from "./types.ts";
-
-/**
- * How a DID's result may be reused:
- * - `deterministic`: a pure function of the DID (did:key, did:jwk, did:peer:0/2/4 long form);
- * - `local`: depends on local state, cheap, not cached (did:peer:4 short form);
- * - `network`: fetched from elsewhere (did:web, universal resolver); cached with a TTL.
- */
-export type DidClass = "deterministic" | "local" | "network";
 
 /** A DID routed to the code that resolves it. */
 export interface RoutedDid {

@@ -137,6 +137,57 @@ export interface DidVersion {
   versionNumber?: string;
 }
 
+/**
+ * How a DID's result may be reused:
+ * - `deterministic`: a pure function of the DID (did:key, did:jwk, did:peer:0/2/4 long form);
+ * - `local`: depends on local state, cheap, not cached (did:peer:4 short form);
+ * - `network`: fetched from elsewhere (did:web, universal resolver); cached with a TTL.
+ */
+export type DidClass = "deterministic" | "local" | "network";
+
+/** How long a resolution may be reused. */
+export type Freshness =
+  /** Derived from the DID alone (did:key, did:jwk, did:peer): never changes. */
+  | { kind: "immutable" }
+  /** A cached network resolution: fresh until `expiresAt` (ms since epoch). */
+  | { kind: "until"; expiresAt: number }
+  /** Not to be reused (failures, uncached results). */
+  | { kind: "none" };
+
+/**
+ * What the resolver answers: a result, how long it stays fresh, and where it came from. No HTTP:
+ * status codes and bytes are the HTTP layer's (`answer.ts`). Shared by every caller: never change
+ * its `result` (the `resolve` entry point of the resolver hands out a frozen one).
+ */
+export interface Resolution {
+  /** The W3C resolution result, `didResolutionMetadata.servedFromCache` set. */
+  readonly result: DidResolutionResult;
+  readonly freshness: Freshness;
+  /**
+   * The class of the method that answered; a failure of a `network` method (a DID host, an
+   * upstream resolver or directory) is a peer's failure, not ours.
+   */
+  readonly source: DidClass;
+}
+
+/**
+ * A DID method's traits as the DIF Universal Resolver's `GET /1.0/traits` reports them (the trait
+ * names of its configuration and OpenAPI document: `updatable`, `deactivatable`, `enumerable`,
+ * `historyAvailable`, `humanReadable`; see the DIF DID Traits work item).
+ */
+export interface DidTraits {
+  /** The DID document can change. */
+  updatable: boolean;
+  /** The DID can be deactivated. */
+  deactivatable: boolean;
+  /** Every DID of the method can be listed (a public registry). */
+  enumerable: boolean;
+  /** Earlier versions of a document can be resolved. */
+  historyAvailable: boolean;
+  /** A person can read and remember the DID. */
+  humanReadable: boolean;
+}
+
 /** A DID method driver. */
 export interface DidMethod {
   /** method name, e.g. "key" */
@@ -150,6 +201,8 @@ export interface DidMethod {
   isDeterministicFor?(did: ParsedDid): boolean;
   /** True when the method resolves earlier versions (`ResolveContext.version`). */
   readonly versions?: boolean;
+  /** What `GET /1.0/traits` says of the method; absent: nothing (`{}`). */
+  readonly traits?: DidTraits;
   /** Resolve a parsed DID. Never throws for bad input: failures are results with `error` set. */
   resolve(did: ParsedDid, ctx: ResolveContext): Promise<DidResolutionResult>;
 }
@@ -179,6 +232,27 @@ export function resolutionSuccess(
     didDocumentMetadata,
     didResolutionMetadata: { contentType: DID_LD_JSON },
   };
+}
+
+/** A copy of `result` with `servedFromCache` set in its resolution metadata. */
+export function withServedFromCache(
+  result: DidResolutionResult,
+  servedFromCache: boolean,
+): DidResolutionResult {
+  return {
+    didDocument: result.didDocument,
+    didDocumentMetadata: result.didDocumentMetadata,
+    didResolutionMetadata: { ...result.didResolutionMetadata, servedFromCache },
+  };
+}
+
+/** Freezes a JSON value in place, so that a shared cached result cannot be changed by a caller. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** A value or a human-readable reason why there is none. */

@@ -2,8 +2,9 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { STATUS_CODES } from "node:http";
 import { AppError } from "../errors.ts";
-import { log, peerStatusLevel } from "../log.ts";
+import { log } from "../log.ts";
 import type { AppEnv } from "./env.ts";
+import { peerStatusLevel } from "./lite.ts";
 
 /** The HTTP reason phrase of a status. */
 export function reason(status: number): string {
@@ -35,18 +36,35 @@ export function errorResponse(
   return c.json(errorBody(status, message, opts.details), status as 400);
 }
 
+/** Logs a 5xx AppError with its cause (502/504: a peer's failure, warn; else error). */
+function logServerError(err: AppError, requestId: string | undefined, path: string): void {
+  if (err.status >= 500) {
+    log(peerStatusLevel(err.status), err.message, {
+      requestId,
+      code: err.code,
+      cause: err.cause,
+      path,
+    });
+  }
+}
+
+/**
+ * An AppError's envelope as a Response, for answers written outside the router (the DID door),
+ * logged as `onError` logs it.
+ */
+export function appErrorResponse(err: AppError, requestId: string, path: string): Response {
+  logServerError(err, requestId, path);
+  return new Response(JSON.stringify(errorBody(err.status, err.message, err.details)), {
+    status: err.status,
+    headers: { "content-type": "application/json", ...err.headers },
+  });
+}
+
 /** The one onError: AppError → its envelope; Hono's HTTP errors → theirs; anything else → 500 with nothing internal. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   const requestId = c.get("requestId");
   if (err instanceof AppError) {
-    if (err.status >= 500) {
-      log(peerStatusLevel(err.status), err.message, {
-        requestId,
-        code: err.code,
-        cause: err.cause,
-        path: c.req.path,
-      });
-    }
+    logServerError(err, requestId, c.req.path);
     return errorResponse(c, err.status, err.message, {
       details: err.details,
       headers: err.headers,

@@ -29,13 +29,13 @@ export {
   requireOrg,
   visibleToMember,
 } from "./org.ts";
-export { errorBody, errorResponse, onError, reason } from "./errors.ts";
+export { appErrorResponse, errorBody, errorResponse, onError, reason } from "./errors.ts";
 export { errorResponses, ErrorSchema, jsonContent, uuidSchema } from "./openapi.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { parseLimit } from "./pagination.ts";
 export { clientAddress } from "./client_address.ts";
-export { assignRequestId, finishFastAnswer, finishRequest } from "./request_id.ts";
-export type { FastLane } from "./fast_lane.ts";
+export { assignRequestId, finishRequest } from "./request_id.ts";
+export { logRequest, requestIdFrom, requestLevel } from "./lite.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";
 export { corsFor } from "./cors.ts";

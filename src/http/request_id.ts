@@ -1,8 +1,6 @@
 import type { Context } from "hono";
-import { finishFastAnswer, logRequest, requestIdFrom } from "../log.ts";
 import type { AppEnv } from "./env.ts";
-
-export { finishFastAnswer };
+import { logRequest, requestIdFrom } from "./lite.ts";
 
 /** `requestIdFrom` the request, stored in `c.var.requestId`. */
 export function assignRequestId(c: Context<AppEnv>): string {

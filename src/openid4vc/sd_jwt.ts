@@ -19,7 +19,7 @@ import { decodeSdJwtSync, getClaimsSync } from "@sd-jwt/decode";
 import { sha256 } from "@noble/hashes/sha2.js";
 import * as jose from "jose";
 import { obj } from "./json.ts";
-import { keyFromVerificationMethod, publicKeyToJwk, type VerificationMethod } from "../did/mod.ts";
+import { issuerJwk, IssuerKeyError } from "../status/mod.ts";
 
 /** Why a credential was refused: becomes the record's `errorMessage`. */
 export class CredentialRejected extends Error {}
@@ -94,58 +94,18 @@ function strip(v: unknown): unknown {
   return out;
 }
 
-/** The issuer's public key for the JWT header. */
+/** The issuer's public key for the JWT header (the status feature's lookup, one for both). */
 async function issuerKey(
   iss: string,
   header: Record<string, unknown>,
   ctx: SdJwtVerifyContext,
 ): Promise<jose.JWK> {
-  const kid = typeof header.kid === "string" ? header.kid : undefined;
-  if (iss.startsWith("did:")) {
-    if (!kid) reject("the issuer JWT names no kid");
-    const vmId = kid!.startsWith("#") ? iss + kid : kid!;
-    if (vmId.split("#")[0] !== iss) reject(`kid ${kid} is not a key of the issuer ${iss}`);
-    const doc = await ctx.resolveDid(iss);
-    if (typeof doc === "string") return reject(`the issuer DID ${iss} did not resolve: ${doc}`);
-    const matches = (id: unknown) => typeof id === "string" && (id === vmId || iss + id === vmId);
-    const vm = (Array.isArray(doc.verificationMethod) ? doc.verificationMethod : [])
-      .map(obj).find((m) => m && matches(m.id));
-    if (!vm) return reject(`the issuer DID document has no verification method ${vmId}`);
-    if (Array.isArray(doc.assertionMethod)) {
-      const listed = doc.assertionMethod.some((a) =>
-        matches(typeof a === "string" ? a : obj(a)?.id)
-      );
-      if (!listed) reject(`${vmId} is not an assertionMethod of ${iss}`);
-    }
-    const jwk = obj(vm.publicKeyJwk) ?? multibaseToJwk(vm);
-    return jwk as jose.JWK;
+  try {
+    return await issuerJwk(ctx, iss, header);
+  } catch (err) {
+    if (err instanceof IssuerKeyError) reject(err.message);
+    throw err;
   }
-  if (!iss.startsWith("https://")) {
-    return reject(`the issuer "${iss}" is neither a DID nor an https URL`);
-  }
-  const u = new URL(iss);
-  const meta = await ctx.getJson(
-    `${u.origin}/.well-known/jwt-vc-issuer${u.pathname.replace(/\/$/, "")}`,
-  );
-  if (!meta || meta.issuer !== iss) reject(`${iss} publishes no jwt-vc-issuer metadata for itself`);
-  let jwks = obj(meta!.jwks);
-  if (!jwks && typeof meta!.jwks_uri === "string") {
-    jwks = (await ctx.getJson(meta!.jwks_uri)) ?? undefined;
-  }
-  const keys = (Array.isArray(jwks?.keys) ? jwks!.keys : []).map(obj).filter(Boolean);
-  const key = kid ? keys.find((k) => k!.kid === kid) : keys.length === 1 ? keys[0] : undefined;
-  if (!key) return reject(`the jwt-vc-issuer metadata of ${iss} has no key ${kid ?? "(no kid)"}`);
-  return key as jose.JWK;
-}
-
-/** A multibase (Multikey / Ed25519VerificationKey2020) verification method as a JWK. */
-function multibaseToJwk(vm: Record<string, unknown>): Record<string, unknown> {
-  const key = keyFromVerificationMethod(vm as unknown as VerificationMethod);
-  if (!key.ok) return reject(`the issuer key cannot be read: ${key.message}`);
-  return publicKeyToJwk(key.value.keyType, key.value.publicKey) as unknown as Record<
-    string,
-    unknown
-  >;
 }
 
 /** Verifies `compact` as an SD-JWT VC issued to the holder key; throws {@link CredentialRejected}. */

@@ -63,10 +63,16 @@ const LIBRARY_RULES: [RegExp, RefusalRule][] = [
   [/dcql|presentation_definition|scope value/i, "dcql_query"],
 ];
 
-/** The library's description of what it refused. */
+/**
+ * The library's description of what it refused. A schema error starts with the whole request the
+ * library quotes ("Error validating schema with data {…}"), which says nothing about what is wrong
+ * and would name a rule by the parameters it happens to hold: only the issues after it are kept.
+ */
 function libraryReason(err: unknown): string {
   const e = err as { errorResponse?: { error_description?: string }; message?: string };
-  return (e.errorResponse?.error_description ?? e.message ?? String(err)).slice(0, 400);
+  const text = e.errorResponse?.error_description ?? e.message ?? String(err);
+  return text.replace(/^Error validating schema with data .*\n?/, "the request is not valid:\n")
+    .slice(0, 400);
 }
 
 /** A library error as a refusal (ours, found in its cause chain, or one named by its text). */
@@ -131,6 +137,18 @@ async function checkPayload(
   libs: Oid4vpLibs,
   deps: RequestReaderDeps,
 ): Promise<CheckedRequest> {
+  // The library leaves an unsigned request by value unchecked against its schema, so these two
+  // (OpenID4VP 1.0 §5.2 `nonce`, §5.6 `vp_token`) are checked here for every request.
+  if (p.response_type !== "vp_token") {
+    const type = String(p.response_type ?? "");
+    refuse(
+      "response_type",
+      `response_type "${type}" cannot be answered; this wallet answers vp_token.`,
+    );
+  }
+  if (typeof p.nonce !== "string" || p.nonce === "") {
+    refuse("request_syntax", "the request has no nonce to bind the presentation to.");
+  }
   const mode = p.response_mode;
   if (mode !== "direct_post" && mode !== "direct_post.jwt") {
     refuse(
@@ -192,7 +210,7 @@ async function checkPayload(
     audience: c.audience,
     responseMode: mode as CheckedRequest["responseMode"],
     responseUri,
-    nonce: String(p.nonce),
+    nonce: p.nonce as string,
     ...(typeof p.state === "string" ? { state: p.state } : {}),
     dcqlQuery: p.dcql_query as Record<string, unknown>,
     ...(metadata ? { clientMetadata: metadata } : {}),

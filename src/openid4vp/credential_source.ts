@@ -6,7 +6,11 @@
  *
  * @module
  */
-import type { W3cCredentialRecord } from "../credentials/mod.ts";
+import {
+  createDocumentLoader,
+  type RemoteContexts,
+  type W3cCredentialRecord,
+} from "../credentials/mod.ts";
 import type { Page } from "../kv/mod.ts";
 import type { SdJwtCredentialRecord } from "../openid4vc/mod.ts";
 import type { Candidate } from "./dcql_match.ts";
@@ -60,8 +64,15 @@ async function all<T>(
   return out;
 }
 
-/** The source over the two stores. */
-export function credentialSource(lists: StoredCredentialLists): CredentialSource {
+/**
+ * The source over the two stores. `contexts`: the JSON-LD contexts kept under
+ * `JSONLD_CONTEXT_ALLOW`, for the types of credentials on contexts the service does not bundle.
+ */
+export function credentialSource(
+  lists: StoredCredentialLists,
+  contexts?: RemoteContexts,
+): CredentialSource {
+  const loader = createDocumentLoader({ remote: contexts });
   return async (orgId) => {
     const [sdJwt, w3c] = await Promise.all([
       all((q) => lists.sdJwt(orgId, q)),
@@ -84,7 +95,7 @@ export function credentialSource(lists: StoredCredentialLists): CredentialSource
     for (const c of w3c) {
       const status = recorded(c);
       if (!usable(status)) continue;
-      const types = await ldpTypes(`${orgId}/${c.id}`, c.credential);
+      const types = await ldpTypes(`${orgId}/${c.id}`, c.credential, loader);
       out.push({
         id: c.id,
         format: "ldp_vc",

@@ -180,9 +180,11 @@ export function chooseCredentials(
   selection: Record<string, string>,
 ): { chosen: Map<string, QueryMatch> } | { unmet: string } {
   const byId = new Map(queries.map((q) => [q.id, q]));
+  // A Map, not the object: a query id may be "constructor" or "toString".
+  const selected = new Map(Object.entries(selection));
   const pick = (id: string): QueryMatch | undefined => {
     const q = byId.get(id);
-    const wanted = selection[id];
+    const wanted = selected.get(id);
     return wanted === undefined ? q?.matches[0] : q?.matches.find((m) => m.credentialId === wanted);
   };
   const chosen = new Map<string, QueryMatch>();
@@ -195,7 +197,7 @@ export function chooseCredentials(
     }
   } else {
     for (const set of sets) {
-      const option = set.options.find((o) => o.every((id) => id in selection)) ??
+      const option = set.options.find((o) => o.every((id) => selected.has(id))) ??
         set.options.find((o) => o.every((id) => pick(id) !== undefined));
       if (!option) {
         if (set.required === false) continue;
@@ -208,7 +210,7 @@ export function chooseCredentials(
       for (const id of option) chosen.set(id, pick(id)!);
     }
   }
-  for (const id of Object.keys(selection)) {
+  for (const id of selected.keys()) {
     const m = pick(id);
     if (m && !chosen.has(id)) chosen.set(id, m);
   }

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
+import type { RemoteContexts } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { type Page, uuidv7 } from "../kv/mod.ts";
@@ -25,6 +26,7 @@ import type {
   QueryMatches,
   StoredPresentationRequest,
 } from "./record.ts";
+import { SKEW_S } from "./request_signature.ts";
 import { declineForm, responseForm } from "./response.ts";
 import {
   addNewRequest,
@@ -49,6 +51,8 @@ export interface Oid4vpHolderDeps {
   credentials: CredentialSource;
   /** Refuses a URL the outbound policy does not allow. */
   checkUrl: (url: string) => Promise<unknown>;
+  /** JSON-LD contexts kept under `JSONLD_CONTEXT_ALLOW` (presentations of credentials on them). */
+  contexts?: RemoteContexts;
   /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
   anchors?: TrustAnchors;
   /**
@@ -90,13 +94,7 @@ export class Oid4vpHolder {
       now: this.#d.now,
       checkUrl: this.#d.checkUrl,
     });
-    const libs = await openid4vpLibs();
-    const credentials = await this.#d.credentials(orgId);
-    const queries = await this.#withoutRevoked(
-      orgId,
-      matchQuery(libs, req.dcqlQuery, credentials),
-      credentials,
-    );
+    const { queries } = await this.#evaluate(orgId, req.dcqlQuery);
     const now = this.#d.now();
     const at = new Date(now).toISOString();
     const record: PresentationRequestRecord = {
@@ -190,8 +188,9 @@ export class Oid4vpHolder {
 
   /**
    * Answers a request with the selected credentials (default: the newest match of each query the
-   * answer needs). 409 when a needed query has no match (nothing is sent); 502 when the verifier
-   * cannot be reached (the record stays `request-received`); the verifier's refusal → `failed`.
+   * answer needs). 409 when a needed query has no match or the request is past its `exp`
+   * (nothing is sent); 502 when the verifier cannot be reached (the record stays
+   * `request-received`); the verifier's refusal → `failed`.
    */
   async accept(
     orgId: string,
@@ -200,14 +199,9 @@ export class Oid4vpHolder {
   ): Promise<PresentationRequestRecord> {
     await this.#requireAgent(orgId);
     return await this.#answering(orgId, id, async (entry) => {
+      this.#mustNotBeExpired(entry.value.record);
       const { params } = entry.value;
-      const libs = await openid4vpLibs();
-      const credentials = await this.#d.credentials(orgId);
-      const queries = await this.#withoutRevoked(
-        orgId,
-        matchQuery(libs, params.dcqlQuery, credentials),
-        credentials,
-      );
+      const { libs, credentials, queries } = await this.#evaluate(orgId, params.dcqlQuery);
       const selection = opts.selection ?? {};
       for (const [queryId, credentialId] of Object.entries(selection)) {
         const q = queries.find((x) => x.id === queryId);
@@ -253,6 +247,34 @@ export class Oid4vpHolder {
         errorMessage: `The verifier refused the presentation: ${describeAnswer(res)}.`,
       });
     });
+  }
+
+  /**
+   * 409 for a request past its `exp`: it is refused on receipt then, so nothing is sent for it
+   * later either (it can still be declined).
+   */
+  #mustNotBeExpired(record: PresentationRequestRecord): void {
+    const exp = record.expiresAt;
+    if (exp && Date.parse(exp) + SKEW_S * 1000 < this.#d.now()) {
+      throw conflict(
+        `Presentation request "${record.id}" expired at ${exp}; nothing was sent to the verifier. Decline it, or ask the verifier for a new request.`,
+      );
+    }
+  }
+
+  /**
+   * A DCQL query evaluated against the org's credentials as they are now (on receipt, and again on
+   * accept): the libraries, the credentials, and each credential query's matches.
+   */
+  async #evaluate(orgId: string, dcqlQuery: Record<string, unknown>) {
+    const libs = await openid4vpLibs();
+    const credentials = await this.#d.credentials(orgId);
+    const queries = await this.#withoutRevoked(
+      orgId,
+      matchQuery(libs, dcqlQuery, credentials),
+      credentials,
+    );
+    return { libs, credentials, queries };
   }
 
   /**

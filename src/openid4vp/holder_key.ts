@@ -25,7 +25,7 @@ export interface OrgSigningKey {
   signer: KbSigner;
 }
 
-/** The org's agent key, opened, or 409 naming why not. */
+/** The org's agent key, opened (the caller wipes `key.secretKey` after), or 409 naming why not. */
 export async function orgAgentKey(wallet: Wallet, orgId: string): Promise<OrgSigningKey> {
   const agent = await wallet.identity(orgId);
   const key = agent ? await wallet.openKey(orgId, agent.keyId) : undefined;
@@ -35,7 +35,8 @@ export async function orgAgentKey(wallet: Wallet, orgId: string): Promise<OrgSig
     );
   }
   const did = verkeyToDidKey(key.verkey);
-  const seed = key.secretKey.slice(0, 32);
+  // A view, not a copy: wiping `key.secretKey` after the answer wipes the seed too.
+  const seed = key.secretKey.subarray(0, 32);
   return {
     kid: `${did}#${did.slice("did:key:".length)}`,
     did,

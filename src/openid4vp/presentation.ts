@@ -7,10 +7,10 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import { createDocumentLoader, type ResolveDid } from "../credentials/mod.ts";
+import { createDocumentLoader, type RemoteContexts, type ResolveDid } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import type { PresentableCredential } from "./credential_source.ts";
-import { kbSignerFor, orgAgentKey } from "./holder_key.ts";
+import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
 import { presentLdp } from "./ldp_present.ts";
 import type { Oid4vpLibs } from "./libs.ts";
 import type { QueryMatch, StoredPresentationRequest } from "./record.ts";
@@ -32,20 +32,41 @@ export interface PresentationDeps {
   wallet: Wallet;
   resolver: DidResolver;
   now: () => number;
+  /** JSON-LD contexts kept under `JSONLD_CONTEXT_ALLOW` (a credential on one is presented too). */
+  contexts?: RemoteContexts;
 }
 
-/** The presentations of the chosen credentials, by credential query. */
+/** What is presented: the request, the chosen match of each query, the org's credentials. */
+interface Answer {
+  orgId: string;
+  stored: StoredPresentationRequest;
+  chosen: Map<string, QueryMatch>;
+  credentials: PresentableCredential[];
+}
+
+/**
+ * The presentations of the chosen credentials, by credential query. The agent's private key is
+ * opened for them and wiped after, as every other signer in the service does.
+ */
 export async function buildVpToken(
   deps: PresentationDeps,
   libs: Oid4vpLibs,
-  a: {
-    orgId: string;
-    stored: StoredPresentationRequest;
-    chosen: Map<string, QueryMatch>;
-    credentials: PresentableCredential[];
-  },
+  a: Answer,
 ): Promise<VpToken> {
   const key = await orgAgentKey(deps.wallet, a.orgId);
+  try {
+    return await present(deps, libs, a, key);
+  } finally {
+    key.key.secretKey.fill(0);
+  }
+}
+
+async function present(
+  deps: PresentationDeps,
+  libs: Oid4vpLibs,
+  a: Answer,
+  key: OrgSigningKey,
+): Promise<VpToken> {
   const iat = Math.floor(deps.now() / 1000);
   const { nonce, audience } = a.stored.params;
   const resolveDid: ResolveDid = async (did) =>
@@ -68,7 +89,7 @@ export async function buildVpToken(
         await presentLdp(c.claims, key, {
           challenge: nonce,
           domain: audience,
-          documentLoader: createDocumentLoader({ resolveDid }),
+          documentLoader: createDocumentLoader({ resolveDid, remote: deps.contexts }),
         }),
       ];
     }

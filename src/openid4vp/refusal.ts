@@ -9,7 +9,7 @@ import { AppError } from "../errors.ts";
 
 /** The rules that refuse a request. */
 export type RefusalRule =
-  /** Not an OpenID4VP authorization request at all, or one that does not parse. */
+  /** Not an OpenID4VP authorization request, one that does not parse, or one without a nonce. */
   | "request_syntax"
   /** The request object could not be fetched from `request_uri`, or is not a JWT. */
   | "request_uri"
@@ -29,6 +29,8 @@ export type RefusalRule =
   | "request_object"
   /** `response_uri` breaks the client identifier prefix's rule, or the outbound policy. */
   | "response_uri"
+  /** Only `response_type=vp_token` is answered. */
+  | "response_type"
   /** Only `direct_post` and `direct_post.jwt` are answered. */
   | "response_mode"
   /** `direct_post.jwt` needs an encryption key of the verifier this wallet can use. */

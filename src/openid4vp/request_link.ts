@@ -8,6 +8,7 @@
  */
 import * as jose from "jose";
 import { refuse } from "./refusal.ts";
+import { REQUEST_ALGS } from "./request_signature.ts";
 import type { VerifierHttp } from "./verifier_http.ts";
 
 /** The client identifier prefixes this wallet answers. */
@@ -15,16 +16,29 @@ export type ClientPrefix = "redirect_uri" | "decentralized_identifier" | "x509_s
 
 const SCHEMES = ["openid4vp:", "haip:", "eudi-openid4vp:", "mdoc-openid4vp:", "https:", "http:"];
 const MAX_REQUEST_CHARS = 48_000;
-/** The formats and algorithms this wallet can present, sent with `request_uri_method=post`. */
-const WALLET_METADATA = {
-  vp_formats_supported: {
-    "dc+sd-jwt": { "sd-jwt_alg_values": ["EdDSA", "ES256"], "kb-jwt_alg_values": ["EdDSA"] },
-    ldp_vc: { proof_type_values: ["Ed25519Signature2018", "Ed25519Signature2020"] },
-  },
-  client_id_prefixes_supported: ["redirect_uri", "decentralized_identifier", "x509_san_dns"],
-  request_object_signing_alg_values_supported: ["EdDSA", "ES256", "ES384", "PS256", "RS256"],
-  response_modes_supported: ["direct_post", "direct_post.jwt"],
-};
+const REQUEST_OBJECT_TYP = "oauth-authz-req+jwt";
+const REQUEST_OBJECT_TYPE = `application/${REQUEST_OBJECT_TYP}`;
+/**
+ * The formats and algorithms this wallet can present, sent with `request_uri_method=post`: key
+ * binding JWTs are EdDSA (the agent's Ed25519 key) or ES256 (its P-256 key). The request object
+ * algorithms go only to a client whose prefix allows a signed request (OpenID4VP 1.0 §5.10).
+ */
+function walletMetadata(prefix: ClientPrefix): Record<string, unknown> {
+  return {
+    vp_formats_supported: {
+      "dc+sd-jwt": {
+        "sd-jwt_alg_values": ["EdDSA", "ES256"],
+        "kb-jwt_alg_values": ["EdDSA", "ES256"],
+      },
+      ldp_vc: { proof_type_values: ["Ed25519Signature2018", "Ed25519Signature2020"] },
+    },
+    client_id_prefixes_supported: ["redirect_uri", "decentralized_identifier", "x509_san_dns"],
+    ...(prefix === "redirect_uri"
+      ? {}
+      : { request_object_signing_alg_values_supported: REQUEST_ALGS }),
+    response_modes_supported: ["direct_post", "direct_post.jwt"],
+  };
+}
 
 /** A link read: its parameters, client, and request object. */
 export interface RequestLink {
@@ -77,22 +91,34 @@ function prefixOf(clientId: string): ClientPrefix {
   );
 }
 
-/** Fetches the request object of `request_uri` (GET, or POST with our wallet metadata). */
-async function fetchRequestObject(params: URLSearchParams, http: VerifierHttp) {
+/**
+ * Fetches the request object of `request_uri`: GET, or POST with our wallet metadata and the
+ * `Accept` header OpenID4VP 1.0 §5.10 sets.
+ */
+async function fetchRequestObject(
+  params: URLSearchParams,
+  prefix: ClientPrefix,
+  http: VerifierHttp,
+) {
   const uri = params.get("request_uri")!;
   const method = (params.get("request_uri_method") ?? "get").toLowerCase();
   if (method !== "get" && method !== "post") {
     refuse("request_uri", `request_uri_method "${method}" is neither get nor post.`);
   }
   const onPolicy = (m: string): never => refuse("request_uri", `${m}.`);
-  const accept = "application/oauth-authz-req+jwt, application/jwt;q=0.9, text/plain;q=0.5";
   const res = method === "post"
     ? await http.call("request object", uri, {
       method: "POST",
-      headers: { accept, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ wallet_metadata: JSON.stringify(WALLET_METADATA) }).toString(),
+      headers: {
+        accept: REQUEST_OBJECT_TYPE,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ wallet_metadata: JSON.stringify(walletMetadata(prefix)) })
+        .toString(),
     }, onPolicy)
-    : await http.call("request object", uri, { headers: { accept } }, onPolicy);
+    : await http.call("request object", uri, {
+      headers: { accept: `${REQUEST_OBJECT_TYPE}, application/jwt;q=0.9, text/plain;q=0.5` },
+    }, onPolicy);
   if (res.status !== 200) {
     refuse(
       "request_uri",
@@ -102,18 +128,31 @@ async function fetchRequestObject(params: URLSearchParams, http: VerifierHttp) {
   return new TextDecoder().decode(res.body).trim();
 }
 
-/** A request object's header, or a refusal. */
+/**
+ * A request object's header, or a refusal. Its `typ` must be `oauth-authz-req+jwt`, signed or not
+ * (OpenID4VP 1.0 §5: wallets do not process other request objects).
+ */
 function headerOf(jwt: string): Record<string, unknown> {
   const parts = jwt.split(".");
   if (parts.length === 5) {
     refuse("request_uri", "the request object is encrypted (JWE); this wallet reads signed ones.");
   }
+  let header: Record<string, unknown>;
   try {
     if (parts.length !== 3) throw new Error();
-    return jose.decodeProtectedHeader(jwt) as Record<string, unknown>;
+    header = jose.decodeProtectedHeader(jwt) as Record<string, unknown>;
   } catch {
     return refuse("request_uri", "the request object is not a JWT.");
   }
+  if (header.typ !== REQUEST_OBJECT_TYP) {
+    refuse(
+      "request_object",
+      `the request object's typ is ${
+        header.typ === undefined ? "missing" : `"${String(header.typ)}"`
+      }; it must be "${REQUEST_OBJECT_TYP}".`,
+    );
+  }
+  return header;
 }
 
 /**
@@ -132,7 +171,7 @@ export async function readRequestLink(link: string, http: VerifierHttp): Promise
     refuse("request_syntax", "the request has both request and request_uri.");
   }
   const jwt = params.has("request_uri")
-    ? await fetchRequestObject(params, http)
+    ? await fetchRequestObject(params, prefix, http)
     : params.get("request") ?? undefined;
   const signed = jwt !== undefined && headerOf(jwt).alg !== "none";
   if (prefix !== "redirect_uri" && !signed) {

@@ -19,7 +19,8 @@ import type { TrustAnchors } from "./x509.ts";
 
 /** Signature algorithms a request object may use. */
 export const REQUEST_ALGS = ["EdDSA", "Ed25519", "ES256", "ES384", "ES512", "PS256", "RS256"];
-const SKEW_S = 60;
+/** Clock skew allowed on a request object's `exp`, `nbf` and `iat`, in seconds. */
+export const SKEW_S = 60;
 
 /** What the library hands the callback (a subset of its `JwtSigner`). */
 export type RequestSigner =

@@ -17,6 +17,7 @@ export type {
   StatusTarget,
 } from "./types.ts";
 export { StatusChecker, type StatusCheckerDeps } from "./checker.ts";
+export { issuerJwk, IssuerKeyError, type IssuerKeySources } from "./issuer_key.ts";
 export { StatusService, type StatusServiceDeps, TICK_MS } from "./service.ts";
 export { notChecked, withStatuses } from "./store.ts";
 export { CredentialStatusSchema } from "./schemas.ts";

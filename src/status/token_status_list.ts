@@ -13,7 +13,7 @@ import * as jose from "jose";
 import type { SafeFetch } from "../outbound/mod.ts";
 import { fetchList, StatusProblem } from "./fetch_list.ts";
 import { fromBase64url, inflatedSize } from "./inflate.ts";
-import { issuerJwk, type IssuerKeyDeps } from "./issuer_key.ts";
+import { issuerJwk, type IssuerKeyDeps, issuerKeySources } from "./issuer_key.ts";
 import { freshUntil, type StatusListCache } from "./list_cache.ts";
 import type { StatusState, StatusTarget } from "./types.ts";
 
@@ -117,7 +117,7 @@ export async function verifyListJwt(
   }
   let key: jose.JWK;
   try {
-    key = await issuerJwk(deps, issuer, header as Record<string, unknown>);
+    key = await issuerJwk(issuerKeySources(deps), issuer, header as Record<string, unknown>);
   } catch (err) {
     return bad(`is not signed by a key of the issuer ${issuer}: ${(err as Error).message}`);
   }

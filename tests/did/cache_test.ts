@@ -287,28 +287,3 @@ Deno.test("Lru: a weight bound evicts the least recently used until the total fi
   lru.delete("big");
   assert.equal(lru.weight, 0);
 });
-
-Deno.test("DidAnswer keeps one copy: the document bytes are a view into the result bytes", async () => {
-  const { DidAnswer } = await import("../../src/did/answer.ts");
-  const result = {
-    didDocument: { id: "did:example:ü", name: "ünïcode ✓" },
-    didDocumentMetadata: { note: "ß" },
-    didResolutionMetadata: { contentType: "application/did+json", servedFromCache: true },
-  };
-  const a = new DidAnswer(result as never, { kind: "immutable" });
-  const text = new TextDecoder();
-  assert.equal(text.decode(a.resultBytes()), JSON.stringify(result));
-  assert.equal(text.decode(a.documentBytes()), JSON.stringify(result.didDocument));
-  assert.equal(a.documentBytes().buffer, a.resultBytes().buffer);
-  assert.deepEqual(a.result, result);
-  assert.ok(Object.isFrozen(a.result.didDocument));
-  assert.equal(a.servedFromCache, true);
-  assert.equal(a.ok, true);
-  const failed = new DidAnswer(
-    { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: "notFound" } },
-    { kind: "none" },
-  );
-  assert.equal(failed.ok, false);
-  assert.equal(failed.status, 404);
-  assert.equal(text.decode(failed.resultBytes()), JSON.stringify(failed.result));
-});

@@ -1,7 +1,7 @@
 /**
- * What the fast-lane and early-lane tests share: a request to the lane, and a snapshot of an
- * answer without its `x-request-id` (new per request, and made by the lanes only when asked for or
- * logged), so that a lane's answer and the route's compare byte for byte.
+ * What the tests of the DID routes' pipeline share: a request, and a snapshot of an answer without
+ * its `x-request-id` (new per request, and made only when asked for or logged), so that two answers
+ * (the early lane's and the app's, a cold and a warm one) compare byte for byte.
  */
 
 /** A request to `path` on a local origin. */

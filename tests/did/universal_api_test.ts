@@ -1,4 +1,7 @@
-/** `/1.0/identifiers`, `/1.0/methods`, `/1.0/testIdentifiers`, `/1.0/properties` (CONTRACT). */
+/**
+ * `/1.0/identifiers`, `/1.0/methods`, `/1.0/testIdentifiers`, `/1.0/traits`, `/1.0/properties`
+ * (CONTRACT, and the DIF Universal Resolver's API for traits).
+ */
 import assert from "node:assert/strict";
 import { createTestContext } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
@@ -43,7 +46,7 @@ Deno.test("/1.0/identifiers/{did} answers exactly what /dids/{did} answers", asy
   }
 });
 
-Deno.test("/1.0/methods, /1.0/testIdentifiers (every example resolves here), /1.0/properties", async () => {
+Deno.test("/1.0/methods, /1.0/testIdentifiers (every example resolves here), /1.0/traits, /1.0/properties", async () => {
   const host = didHost({ "/.well-known/did.json": (_req, did) => json(webDoc(did)) });
   const ctx = await createTestContext({
     env: { DID_TEST_IDENTIFIERS: host.did, DID_CACHE_TTL_SECONDS: "120" },
@@ -70,6 +73,34 @@ Deno.test("/1.0/methods, /1.0/testIdentifiers (every example resolves here), /1.
 
     const props = await (await ctx.call("GET", "/1.0/properties", { token })).json();
     assert.deepEqual(props.methods, methods);
+
+    // Traits as the Universal Resolver answers them: per method, the same names as /1.0/methods.
+    const traits = await ctx.call("GET", "/1.0/traits", { token });
+    assert.equal(traits.status, 200);
+    assert.equal(traits.headers.get("content-type"), "application/json");
+    const byMethod: Record<string, Record<string, boolean>> = await traits.json();
+    assert.deepEqual(Object.keys(byMethod), methods);
+    const names = ["updatable", "deactivatable", "enumerable", "historyAvailable", "humanReadable"];
+    for (const [method, t] of Object.entries(byMethod)) {
+      assert.deepEqual(Object.keys(t).sort(), [...names].sort(), method);
+    }
+    assert.deepEqual(byMethod.key, {
+      updatable: false,
+      deactivatable: false,
+      enumerable: false,
+      historyAvailable: false,
+      humanReadable: false,
+    });
+    assert.equal(byMethod.web!.humanReadable, true);
+    assert.equal(byMethod.web!.deactivatable, true);
+    assert.equal(byMethod.webvh!.historyAvailable, true);
+    // Same auth rule as /1.0/methods, and in the OpenAPI document.
+    const anonymous = await ctx.call("GET", "/1.0/traits");
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+    const doc = await (await ctx.call("GET", "/openapi.json")).json();
+    assert.equal(doc.paths["/1.0/traits"].get.operationId, "listTraits");
+    assert.ok(doc.paths["/1.0/traits"].get.responses["401"]);
     assert.equal(props.cache.networkTtlSeconds, 120);
     assert.equal(props.fallbackResolverConfigured, false);
     assert.equal(props.resolutionPublic, false);
@@ -89,6 +120,9 @@ Deno.test("without DID_TEST_IDENTIFIERS no network method is listed; public when
     assert.deepEqual(Object.keys(examples), ["key", "jwk", "peer", "pkh"]);
     const props = await (await ctx.call("GET", "/1.0/properties")).json();
     assert.equal(props.resolutionPublic, true);
+    const traits = await ctx.call("GET", "/1.0/traits");
+    assert.equal(traits.status, 200);
+    assert.deepEqual(Object.keys(await traits.json()), props.methods);
   } finally {
     await ctx.close();
   }

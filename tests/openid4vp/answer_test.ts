@@ -8,14 +8,11 @@
 import assert from "node:assert/strict";
 import { decodeSdJwtSync } from "@sd-jwt/decode";
 import { sha256 } from "@noble/hashes/sha2.js";
-import * as vc from "@digitalbazaar/vc";
-import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import * as jose from "jose";
 import { b64u, didKeyToVerkey, verkeyToBytes } from "../../src/crypto/mod.ts";
-import { createDocumentLoader } from "../../src/credentials/mod.ts";
 import { configureAgent } from "../didcomm/helpers.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
-import { startLocalVerifier } from "./local_verifier.ts";
+import { assertVpVerifies, startLocalVerifier } from "./local_verifier.ts";
 import { orgDid, storeSdJwt, storeW3c, VCT } from "./stored_credentials.ts";
 
 const ORG = "org-vp";
@@ -165,16 +162,11 @@ Deno.test("OID4VP accept: a JSON-LD credential is presented whole in a VP signed
     const vp = (JSON.parse(verifier.received(req.id)[0]!.form.vp_token!) as Record<string, Json[]>)
       .degree![0]!;
     assert.equal(vp.holder, did);
-    const resolveDid = async (d: string) =>
-      (await ctx.services.resolver.resolve(d)).didDocument as never;
-    const result = await vc.verify({
-      presentation: vp,
+    await assertVpVerifies(vp, {
       challenge: req.nonce,
       domain: req.clientId,
-      suite: new Ed25519Signature2018(),
-      documentLoader: createDocumentLoader({ resolveDid }),
+      resolveDid: async (d) => (await ctx.services.resolver.resolve(d)).didDocument as never,
     });
-    assert.equal(result.verified, true, JSON.stringify(result.error ?? result, null, 1));
   } finally {
     await verifier.close();
     await ctx.close();
@@ -289,6 +281,125 @@ Deno.test("OID4VP accept: the verifier's refusal makes the request failed with i
     const rec3 = await expectJson(await call(ctx, token, "requests", { request: r3.link }), 201);
     const done = await expectJson(await call(ctx, token, `requests/${rec3.id}/accept`), 200);
     assert.equal(done.redirectUri, "https://verifier.example/done");
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("OID4VP accept: credential query ids that are names of Object.prototype (constructor, toString) are ids like any other", async () => {
+  const { ctx, token, verifier } = await setup();
+  try {
+    const credentialId = await storeSdJwt(ctx, ORG, CLAIMS);
+    const asked = { format: "dc+sd-jwt", meta: { vct_values: [VCT] } };
+    const r1 = await verifier.request({
+      dcql: { credentials: [{ id: "constructor", ...asked, claims: [{ path: ["given_name"] }] }] },
+    });
+    const rec1 = await expectJson(await call(ctx, token, "requests", { request: r1.link }), 201);
+    const done1 = await expectJson(await call(ctx, token, `requests/${rec1.id}/accept`), 200);
+    assert.deepEqual(done1.presented, [{ queryId: "constructor", credentialId }]);
+    const vp1 = JSON.parse(verifier.received(r1.id)[0]!.form.vp_token!);
+    assert.deepEqual(Object.keys(vp1), ["constructor"]);
+
+    // In credential_sets: "toString" has no match, so the set's other option answers.
+    const r2 = await verifier.request({
+      dcql: {
+        credentials: [
+          { id: "toString", format: "dc+sd-jwt", meta: { vct_values: ["urn:none"] } },
+          { id: "b", ...asked, claims: [{ path: ["family_name"] }] },
+        ],
+        credential_sets: [{ options: [["toString"], ["b"]] }],
+      },
+    });
+    const rec2 = await expectJson(await call(ctx, token, "requests", { request: r2.link }), 201);
+    const done2 = await expectJson(await call(ctx, token, `requests/${rec2.id}/accept`), 200);
+    assert.deepEqual(done2.presented, [{ queryId: "b", credentialId }]);
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("OID4VP decline: the verifier gets error=access_denied with the request's state and no vp_token; the record is declined whatever it answers", async () => {
+  const { ctx, token, verifier } = await setup();
+  try {
+    await storeSdJwt(ctx, ORG, CLAIMS);
+    const req = await verifier.request({ signer: "did" });
+    const rec = await expectJson(await call(ctx, token, "requests", { request: req.link }), 201);
+    verifier.answerWith(400, { error: "invalid_request", error_description: "no vp_token" });
+    const declined = await expectJson(await call(ctx, token, `requests/${rec.id}/decline`), 200);
+    assert.equal(declined.state, "declined");
+    const [sent, ...more] = verifier.received(req.id);
+    assert.equal(more.length, 0);
+    assert.equal(sent!.form.error, "access_denied");
+    assert.equal(sent!.form.state, `state-${req.id}`);
+    assert.equal(sent!.form.vp_token, undefined);
+    await expectJson(await call(ctx, token, `requests/${rec.id}/accept`), 409);
+    assert.equal(verifier.received(req.id).length, 1, "nothing sent after the decline");
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("OID4VP accept: the agent's private key opened to sign is wiped once the answer is built", async () => {
+  const { ctx, token, verifier } = await setup();
+  try {
+    await storeSdJwt(ctx, ORG, CLAIMS);
+    await storeW3c(ctx, ORG, { name: "Erika", degree: "MSc" });
+    const wallet = ctx.services.wallet;
+    const open = wallet.openKey.bind(wallet);
+    const opened: Uint8Array[] = [];
+    wallet.openKey = async (orgId, keyId) => {
+      const key = await open(orgId, keyId);
+      if (key) opened.push(key.secretKey);
+      return key;
+    };
+    const req = await verifier.request({
+      dcql: {
+        credentials: [
+          {
+            id: "pid",
+            format: "dc+sd-jwt",
+            meta: { vct_values: [VCT] },
+            claims: [{ path: ["given_name"] }],
+          },
+          {
+            id: "degree",
+            format: "ldp_vc",
+            meta: { type_values: [["VerifiableCredential", "UniversityDegreeCredential"]] },
+          },
+        ],
+      },
+    });
+    const rec = await expectJson(await call(ctx, token, "requests", { request: req.link }), 201);
+    const done = await expectJson(await call(ctx, token, `requests/${rec.id}/accept`), 200);
+    assert.equal(done.state, "done", String(done.errorMessage));
+    assert.ok(opened.length > 0, "the agent key was opened");
+    for (const secret of opened) assert.ok(secret.every((b) => b === 0), "wiped after use");
+  } finally {
+    await verifier.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("OID4VP accept: a signed request past its exp is not answered (409, nothing sent) but can still be declined", async () => {
+  let clock = Date.now();
+  const ctx = await createTestContext({ now: () => clock });
+  const verifier = await startLocalVerifier();
+  try {
+    await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
+    const token = await ctx.token({ [ORG]: ["member"] });
+    await storeSdJwt(ctx, ORG, CLAIMS);
+    const req = await verifier.request({ signer: "did" });
+    const rec = await expectJson(await call(ctx, token, "requests", { request: req.link }), 201);
+    assert.ok(rec.expiresAt, "the request object's exp is on the record");
+    clock = Date.parse(rec.expiresAt as string) + 120_000;
+    const late = await expectJson(await call(ctx, token, `requests/${rec.id}/accept`), 409);
+    assert.match(String(late.message), /expired/);
+    assert.equal(verifier.received(req.id).length, 0, "nothing sent");
+    const declined = await expectJson(await call(ctx, token, `requests/${rec.id}/decline`), 200);
+    assert.equal(declined.state, "declined");
   } finally {
     await verifier.close();
     await ctx.close();

@@ -5,8 +5,12 @@
  * sets, and decrypts `direct_post.jwt` answers with its own key. (The interop tests use Credo's
  * verifier; this one reaches the corners Credo does not produce.)
  */
+import assert from "node:assert/strict";
+import * as vc from "@digitalbazaar/vc";
+import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import * as x509 from "@peculiar/x509";
 import * as jose from "jose";
+import { createDocumentLoader, type ResolveDid } from "../../src/credentials/mod.ts";
 import { bytesToVerkey, verkeyToDidKey } from "../../src/crypto/mod.ts";
 
 type Json = Record<string, unknown>;
@@ -71,6 +75,10 @@ export interface RequestOptions {
   chain?: Awaited<ReturnType<typeof makeChain>>;
   /** Fetch the request object with POST. */
   post?: boolean;
+  /** Fields over the request object's JOSE header (a field is left out where `undefined`). */
+  header?: Json;
+  /** `none`: the parameters as an unsigned request object (`alg: none`) by value, not a query. */
+  unsignedObject?: boolean;
 }
 
 /** A posted answer. */
@@ -94,7 +102,7 @@ export async function startLocalVerifier(host = "127.0.0.1") {
   };
   const objects = new Map<string, { jwt: string; method: string }>();
   const received = new Map<string, Received[]>();
-  const fetched: { path: string; method: string; body: string }[] = [];
+  const fetched: { path: string; method: string; body: string; accept: string | null }[] = [];
   let answer: { status: number; body: Json } = { status: 200, body: {} };
   let n = 0;
 
@@ -102,7 +110,12 @@ export async function startLocalVerifier(host = "127.0.0.1") {
     const url = new URL(req.url);
     const body = req.method === "POST" ? await req.text() : "";
     if (url.pathname.startsWith("/req/")) {
-      fetched.push({ path: url.pathname, method: req.method, body });
+      fetched.push({
+        path: url.pathname,
+        method: req.method,
+        body,
+        accept: req.headers.get("accept"),
+      });
       const o = objects.get(url.pathname.slice(5));
       if (!o || o.method !== req.method) return new Response("no such request", { status: 404 });
       return new Response(o.jwt, {
@@ -172,6 +185,22 @@ export async function startLocalVerifier(host = "127.0.0.1") {
         },
         ...o.extra,
       };
+      const withHeader = (header: Json) => {
+        for (const [k, v] of Object.entries(o.header ?? {})) {
+          if (v === undefined) delete header[k];
+          else header[k] = v;
+        }
+        return header;
+      };
+      if (signer === "none" && o.unsignedObject) {
+        const header = withHeader({ alg: "none", typ: "oauth-authz-req+jwt" });
+        const b64 = (v: Json) => jose.base64url.encode(JSON.stringify(v));
+        const q = new URLSearchParams({
+          client_id: clientId,
+          request: `${b64(header)}.${b64(payload)}.`,
+        });
+        return { id, nonce, clientId, responseUri, link: `openid4vp://?${q}` };
+      }
       if (signer === "none") {
         const q = new URLSearchParams();
         for (const [k, v] of Object.entries(payload)) {
@@ -180,15 +209,17 @@ export async function startLocalVerifier(host = "127.0.0.1") {
         return { id, nonce, clientId, responseUri, link: `openid4vp://?${q}` };
       }
       const now = Math.floor(Date.now() / 1000);
-      const header = signer === "did"
-        ? {
-          alg: "EdDSA",
-          typ: "oauth-authz-req+jwt",
-          kid: `${verifierDid}#${verifierDid.slice(8)}`,
-        }
-        : { alg: "ES256", typ: "oauth-authz-req+jwt", x5c: chain!.x5c };
+      const header = withHeader(
+        signer === "did"
+          ? {
+            alg: "EdDSA",
+            typ: "oauth-authz-req+jwt",
+            kid: `${verifierDid}#${verifierDid.slice(8)}`,
+          }
+          : { alg: "ES256", typ: "oauth-authz-req+jwt", x5c: chain!.x5c },
+      );
       const jwt = await new jose.SignJWT({ ...payload, iat: now, exp: now + 300 })
-        .setProtectedHeader(header)
+        .setProtectedHeader(header as jose.JWTHeaderParameters)
         .sign(signer === "did" ? did.privateKey : chain!.leafKey);
       objects.set(id, { jwt, method: o.post ? "POST" : "GET" });
       const q = new URLSearchParams({ client_id: clientId, request_uri: `${origin}/req/${id}` });
@@ -197,6 +228,29 @@ export async function startLocalVerifier(host = "127.0.0.1") {
     },
     close: () => server.shutdown(),
   };
+}
+
+/**
+ * Verifies a JSON-LD presentation as a verifier does (Ed25519Signature2018, its `challenge` and
+ * `domain`, DIDs through `resolveDid`, `contexts` beside the bundled ones), failing the test if not.
+ */
+export async function assertVpVerifies(
+  vp: Json,
+  opts: {
+    challenge: string;
+    domain: string;
+    resolveDid: ResolveDid;
+    contexts?: ReadonlyMap<string, object>;
+  },
+): Promise<void> {
+  const result = await vc.verify({
+    presentation: vp,
+    challenge: opts.challenge,
+    domain: opts.domain,
+    suite: new Ed25519Signature2018(),
+    documentLoader: createDocumentLoader({ resolveDid: opts.resolveDid, contexts: opts.contexts }),
+  });
+  assert.equal(result.verified, true, JSON.stringify(result.error ?? result, null, 1));
 }
 
 /** A started {@link startLocalVerifier}. */

@@ -79,6 +79,28 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
       "unsigned_request_required",
     );
     await s.refused(await link({ extra: { response_mode: "fragment" } }), "response_mode");
+    // redirect_uri: the client identifier is the response_uri; the other prefixes must sign.
+    const other = `${s.verifier.origin}/cb/elsewhere`;
+    await s.refused(replace(await link({}), "response_uri", other), "response_uri");
+    await s.refused(
+      replace(await link({}), "client_id", signed.clientId),
+      "signed_request_required",
+    );
+    // An unsigned request by value is checked as strictly as a signed one: a nonce (to bind the
+    // presentations to) and response_type vp_token are required (OpenID4VP 1.0 §5.2, §5.6).
+    const noNonce = await s.refused(await link({ extra: { nonce: undefined } }), "request_syntax");
+    assert.match(noNonce, /nonce/);
+    await s.refused(await link({ extra: { nonce: "" } }), "request_syntax", "empty nonce");
+    await s.refused(await link({ extra: { response_type: "code" } }), "response_type");
+    // A signed request the library's schema refuses: the rule and the message come from what is
+    // wrong (the nonce), not from the request's own text the library quotes.
+    const badNonce = await s.refused(
+      await link({ signer: "did", extra: { nonce: 42 } }),
+      "request_syntax",
+      "a number as nonce",
+    );
+    assert.match(badNonce, /"nonce"/);
+    assert.doesNotMatch(badNonce, /with data|dcql_query/);
     await s.refused(
       await link({ extra: { dcql_query: undefined, presentation_definition: { id: "x" } } }),
       "dcql_query",
@@ -108,6 +130,20 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
       }),
       "response_encryption",
     );
+    // A request object without typ oauth-authz-req+jwt is not processed (OpenID4VP 1.0 §5),
+    // signed or not (an unsigned one with it is read: at the end, as it is recorded).
+    for (const typ of ["JWT", undefined]) {
+      await s.refused(
+        await link({ signer: "did", header: { typ } }),
+        "request_object",
+        `signed, typ ${typ}`,
+      );
+      await s.refused(
+        await link({ unsignedObject: true, header: { typ } }),
+        "request_object",
+        `unsigned, typ ${typ}`,
+      );
+    }
     const jwe = "eyJhbGciOiJFQ0RILUVTIn0.a.b.c.d";
     await s.refused(
       `openid4vp://?client_id=${encodeURIComponent(signed.clientId)}&request=${jwe}`,
@@ -120,12 +156,32 @@ Deno.test("OID4VP request rules: each refusal names its rule; nothing is recorde
       "request object not found",
     );
     assert.equal(s.verifier.fetched.filter((f) => f.method === "POST").length, 0);
+    // request_uri_method=post as OpenID4VP 1.0 §5.10 says: Accept application/oauth-authz-req+jwt,
+    // wallet_metadata with what this wallet can sign (EdDSA and ES256 key binding JWTs) and, only
+    // for a prefix that allows signed request objects, request_object_signing_alg_values_supported.
     const post = await s.verifier.request({ signer: "did", post: true });
+    await s.refused(
+      replace(post.link, "client_id", `redirect_uri:${post.responseUri}`),
+      "unsigned_request_required",
+      "redirect_uri client by reference with POST",
+    );
     const rec = await expectJson(await s.receive(post.link), 201);
     assert.equal(rec.state, "request-received");
-    const posted = s.verifier.fetched.find((f) => f.method === "POST")!;
-    const metadata = JSON.parse(new URLSearchParams(posted.body).get("wallet_metadata")!);
-    assert.ok(metadata.vp_formats_supported["dc+sd-jwt"], "wallet_metadata sent with POST");
+    const [postedUnsigned, posted] = s.verifier.fetched.filter((f) => f.method === "POST");
+    const walletMetadata = (f: typeof posted) =>
+      JSON.parse(new URLSearchParams(f!.body).get("wallet_metadata")!);
+    assert.equal(posted!.accept, "application/oauth-authz-req+jwt");
+    const metadata = walletMetadata(posted);
+    assert.deepEqual(metadata.vp_formats_supported["dc+sd-jwt"]["kb-jwt_alg_values"], [
+      "EdDSA",
+      "ES256",
+    ]);
+    assert.ok(metadata.request_object_signing_alg_values_supported.includes("EdDSA"));
+    const unsignedMetadata = walletMetadata(postedUnsigned);
+    assert.ok(unsignedMetadata.vp_formats_supported, "wallet_metadata sent with POST");
+    assert.equal(unsignedMetadata.request_object_signing_alg_values_supported, undefined);
+    const unsigned = await s.receive(await link({ unsignedObject: true }));
+    assert.equal((await expectJson(unsigned, 201)).state, "request-received");
   } finally {
     await s.close();
   }

@@ -7,6 +7,7 @@ import { SDJwtInstance } from "@sd-jwt/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import * as jose from "jose";
 import { bytesToVerkey, verkeyToDidKey } from "../../src/crypto/mod.ts";
+import type { DocumentLoader } from "../../src/credentials/mod.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import { addW3cCredential, type W3cCredentialRecord } from "../../src/credentials/store.ts";
 import { uuidv7 } from "../../src/kv/mod.ts";
@@ -90,21 +91,31 @@ export function allDisclosable(claims: Json): Json {
   return frame;
 }
 
-/** Stores a JSON-LD credential about the org's DID with `subject` claims, signed here. */
-export async function storeW3c(ctx: TestContext, orgId: string, subject: Json): Promise<string> {
+/**
+ * Stores a JSON-LD credential about the org's DID with `subject` claims, signed here. By default
+ * its vocabulary is an inline context; `opts.context` names a context URL instead (with its type
+ * and the document loader that has it, for the signature).
+ */
+export async function storeW3c(
+  ctx: TestContext,
+  orgId: string,
+  subject: Json,
+  opts: { context?: string; type?: string; documentLoader?: DocumentLoader } = {},
+): Promise<string> {
   const { did } = await orgDid(ctx, orgId);
   const seed = jose.base64url.decode(issuerJwk.d!);
   const publicKey = jose.base64url.decode(issuerJwk.x!);
+  const type = opts.type ?? "UniversityDegreeCredential";
   const credential = await signCredential({
     "@context": [
       "https://www.w3.org/2018/credentials/v1",
-      {
+      opts.context ?? {
         name: "https://schema.org/name",
         degree: "https://schema.org/award",
         UniversityDegreeCredential: "https://example.org/UniversityDegreeCredential",
       },
     ],
-    type: ["VerifiableCredential", "UniversityDegreeCredential"],
+    type: ["VerifiableCredential", type],
     issuer: issuerDid,
     issuanceDate: new Date().toISOString(),
     credentialSubject: { id: did, ...subject },
@@ -116,6 +127,7 @@ export async function storeW3c(ctx: TestContext, orgId: string, subject: Json): 
       secretKey: seed,
     },
     suite: "Ed25519Signature2018",
+    ...(opts.documentLoader ? { documentLoader: opts.documentLoader } : {}),
   });
   const now = Date.now();
   const record: W3cCredentialRecord = {
@@ -129,8 +141,8 @@ export async function storeW3c(ctx: TestContext, orgId: string, subject: Json): 
       claimFormat: "ldp_vc",
       issuerId: issuerDid,
       subjectIds: [did],
-      contexts: ["https://www.w3.org/2018/credentials/v1"],
-      types: ["VerifiableCredential", "UniversityDegreeCredential"],
+      contexts: ["https://www.w3.org/2018/credentials/v1", ...(opts.context ? [opts.context] : [])],
+      types: ["VerifiableCredential", type],
       proofTypes: ["Ed25519Signature2018"],
     },
   };

@@ -4,8 +4,13 @@
  *
  * 1. no import cycle between files;
  * 2. no cycle between folders (a top-level file of `src/` counts as a folder of its own);
- * 3. a file imports a file of another folder only through that folder's public file, `mod.ts`;
- * 4. route files (`routes.ts`, `*_routes.ts`) do not import the KV module: they call services.
+ * 3. a file imports a file of another folder only through one of that folder's public files: its
+ *    `mod.ts`, or its light entry `lite.ts` (the few exports that code loaded before the app, the
+ *    DID early lane, needs from the folder; a nested `mod.ts` is not a public file);
+ * 4. route files (`routes.ts`, `*_routes.ts`) do not import the KV module: they call services;
+ * 5. a light entry stays light: nothing it loads at run time (type-only imports aside) is a
+ *    folder's `mod.ts` or an npm package (`npm:…`), so the first stage of the start loads none of
+ *    the app and skips npm resolution.
  */
 
 /** Files (paths relative to `src/`) and the files each imports. */
@@ -13,8 +18,17 @@ export type ImportGraph = Map<string, string[]>;
 
 /** One broken rule, in words. */
 export interface Violation {
-  rule: "file cycle" | "folder cycle" | "deep import" | "kv in route file";
+  rule: "file cycle" | "folder cycle" | "deep import" | "kv in route file" | "heavy light entry";
   message: string;
+}
+
+/** The public files of a folder: its surface and its light entry. */
+const PUBLIC_FILES = ["mod.ts", "lite.ts"];
+
+/** True when `file` is the public file of its (top-level) folder. */
+function isPublicFile(file: string): boolean {
+  const i = file.indexOf("/");
+  return i >= 0 && PUBLIC_FILES.includes(file.slice(i + 1));
 }
 
 /** The folder of a file: its first path segment, or the file itself at the top level. */
@@ -25,8 +39,11 @@ export function folderOf(file: string): string {
 
 const isRouteFile = (file: string) => /(^|\/)([a-z_]+_)?routes\.ts$/.test(file);
 
-/** Every violation of the rules in `graph`. */
-export function checkImports(graph: ImportGraph): Violation[] {
+/**
+ * Every violation of the rules in `graph`; `runtime` holds only the imports that load code (the
+ * graph without type-only imports), for rule 5. Default: every import loads code.
+ */
+export function checkImports(graph: ImportGraph, runtime: ImportGraph = graph): Violation[] {
   const out: Violation[] = [];
   for (const cycle of cycles(graph)) {
     out.push({ rule: "file cycle", message: cycle.join(" → ") });
@@ -38,7 +55,7 @@ export function checkImports(graph: ImportGraph): Violation[] {
     for (const to of tos) {
       const g = folderOf(to);
       if (g !== f && !list.includes(g)) list.push(g);
-      if (g !== f && folderOf(to) !== to && !to.endsWith("/mod.ts")) {
+      if (g !== f && folderOf(to) !== to && !isPublicFile(to)) {
         out.push({ rule: "deep import", message: `${from} imports ${to}; use ${g}/mod.ts` });
       }
       if (isRouteFile(from) && folderOf(to) === "kv") {
@@ -50,7 +67,34 @@ export function checkImports(graph: ImportGraph): Violation[] {
   for (const cycle of cycles(folders)) {
     out.push({ rule: "folder cycle", message: cycle.join(" → ") });
   }
+  for (const entry of runtime.keys()) {
+    if (!entry.endsWith("/lite.ts") || !isPublicFile(entry)) continue;
+    const heavy = (f: string) => f.endsWith("/mod.ts") || f.startsWith("npm:");
+    for (const path of pathsTo(runtime, entry, heavy)) {
+      out.push({ rule: "heavy light entry", message: path.join(" → ") });
+    }
+  }
   return out;
+}
+
+/** For each file reachable from `start` that `hit` accepts, one import path to it (breadth first). */
+function pathsTo(graph: ImportGraph, start: string, hit: (file: string) => boolean): string[][] {
+  const via = new Map<string, string>([[start, start]]);
+  const queue = [start];
+  const found: string[][] = [];
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    for (const w of graph.get(v) ?? []) {
+      if (via.has(w)) continue;
+      via.set(w, v);
+      if (hit(w)) {
+        const path = [w];
+        for (let u = v; u !== start; u = via.get(u)!) path.unshift(u);
+        found.push([start, ...path]);
+      } else queue.push(w);
+    }
+  }
+  return found;
 }
 
 /** The cycles of a directed graph: each strongly connected component of more than one node, or a node importing itself. */
@@ -89,17 +133,31 @@ export function cycles(graph: ImportGraph): string[][] {
   return found;
 }
 
-/** The import graph of the files under `src/` reachable from `entries`, from `deno info --json`. */
-export async function srcImportGraph(root: URL, entries: string[]): Promise<ImportGraph> {
+/**
+ * The import graph of the files under `src/` reachable from `entries`, from `deno info --json`:
+ * every import (`all`), and the imports that load code (`runtime`: no type-only import; npm
+ * packages as `npm:<name>` nodes).
+ */
+export async function srcImportGraph(
+  root: URL,
+  entries: string[],
+): Promise<{ all: ImportGraph; runtime: ImportGraph }> {
   const src = new URL("src/", root).href;
-  const graph: ImportGraph = new Map();
+  const all: ImportGraph = new Map();
+  const runtime: ImportGraph = new Map();
   for (const entry of entries) {
-    for (const [file, deps] of await entryGraph(root, src, entry)) graph.set(file, deps);
+    const graphs = await entryGraph(root, src, entry);
+    for (const [file, deps] of graphs.all) all.set(file, deps);
+    for (const [file, deps] of graphs.runtime) runtime.set(file, deps);
   }
-  return graph;
+  return { all, runtime };
 }
 
-async function entryGraph(root: URL, src: string, entry: string): Promise<ImportGraph> {
+async function entryGraph(
+  root: URL,
+  src: string,
+  entry: string,
+): Promise<{ all: ImportGraph; runtime: ImportGraph }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: root,
@@ -110,19 +168,29 @@ async function entryGraph(root: URL, src: string, entry: string): Promise<Import
   const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
     modules: {
       specifier: string;
-      dependencies?: { code?: { specifier?: string }; type?: { specifier?: string } }[];
+      dependencies?: {
+        specifier?: string;
+        code?: { specifier?: string };
+        type?: { specifier?: string };
+      }[];
     }[];
   };
-  const graph: ImportGraph = new Map();
+  const all: ImportGraph = new Map();
+  const runtime: ImportGraph = new Map();
   for (const m of info.modules) {
     if (!m.specifier.startsWith(src)) continue;
     const deps = new Set<string>();
+    const code = new Set<string>();
     for (const d of m.dependencies ?? []) {
       for (const s of [d.code?.specifier, d.type?.specifier]) {
         if (s?.startsWith(src)) deps.add(s.slice(src.length));
       }
+      const c = d.code?.specifier;
+      if (c?.startsWith(src)) code.add(c.slice(src.length));
+      else if (c?.startsWith("npm:")) code.add(`npm:${d.specifier}`);
     }
-    graph.set(m.specifier.slice(src.length), [...deps]);
+    all.set(m.specifier.slice(src.length), [...deps]);
+    runtime.set(m.specifier.slice(src.length), [...code]);
   }
-  return graph;
+  return { all, runtime };
 }

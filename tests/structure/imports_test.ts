@@ -8,11 +8,13 @@ import { checkImports, type ImportGraph, srcImportGraph } from "./import_rules.t
 const ROOT = new URL("../../", import.meta.url);
 const ENTRIES = ["src/main.ts", "src/rotate_secrets.ts", "src/dev_token.ts"];
 
-Deno.test("src/ has no import cycle, no folder cycle, no deep cross-feature import, no KV in route files", async () => {
-  const graph = await srcImportGraph(ROOT, ENTRIES);
-  assert.ok(graph.size > 50, `the graph has ${graph.size} files`);
-  assert.ok(graph.has("compose.ts") && graph.has("did/mod.ts"));
-  assert.deepEqual(checkImports(graph).map((v) => `${v.rule}: ${v.message}`), []);
+Deno.test("src/ has no import cycle, no folder cycle, no deep cross-feature import, no KV in route files, light entries stay light", async () => {
+  const { all, runtime } = await srcImportGraph(ROOT, ENTRIES);
+  assert.ok(all.size > 50, `the graph has ${all.size} files`);
+  assert.ok(all.has("compose.ts") && all.has("did/mod.ts") && all.has("did/lite.ts"));
+  assert.deepEqual(checkImports(all, runtime).map((v) => `${v.rule}: ${v.message}`), []);
+  // The first stage of the start (main.ts) loads the DID early lane through did/lite.ts.
+  assert.ok(runtime.get("main.ts")!.includes("did/lite.ts"));
 });
 
 const base = (): ImportGraph =>
@@ -58,4 +60,57 @@ Deno.test("the check finds a file cycle, a folder cycle, a deep import and KV in
   const self = base();
   self.set("config.ts", ["config.ts"]);
   assert.deepEqual(checkImports(self).map((v) => v.rule), ["file cycle"]);
+});
+
+Deno.test("a nested mod.ts is no public file; a folder's lite.ts is, and loads no mod.ts nor npm package", () => {
+  const graph = (): ImportGraph =>
+    new Map([
+      ["main.ts", ["config.ts", "did/lite.ts"]],
+      ["config.ts", []],
+      ["did/mod.ts", ["did/answer.ts", "did/methods/key.ts"]],
+      ["did/lite.ts", ["did/answer.ts", "did/methods/key_ed25519.ts"]],
+      ["did/answer.ts", ["did/cache.ts"]],
+      ["did/cache.ts", []],
+      ["did/methods/key.ts", ["crypto/mod.ts", "did/methods/key_ed25519.ts"]],
+      ["did/methods/key_ed25519.ts", ["crypto/lite.ts"]],
+      ["crypto/mod.ts", ["crypto/lite.ts", "crypto/secret_box.ts"]],
+      ["crypto/lite.ts", []],
+      ["crypto/secret_box.ts", []],
+    ]);
+  assert.deepEqual(checkImports(graph()), []);
+
+  // The two imports the README forbids: a nested mod.ts from another folder.
+  const nested = graph();
+  nested.set("main.ts", ["config.ts", "did/lite/mod.ts"]);
+  nested.set("did/lite/mod.ts", ["did/answer.ts"]);
+  nested.set("did/methods/key_ed25519.ts", ["crypto/edwards/mod.ts"]);
+  nested.set("crypto/edwards/mod.ts", []);
+  assert.deepEqual(checkImports(nested).map((v) => `${v.rule}: ${v.message}`), [
+    "deep import: main.ts imports did/lite/mod.ts; use did/mod.ts",
+    "deep import: did/methods/key_ed25519.ts imports crypto/edwards/mod.ts; use crypto/mod.ts",
+    // ...and the light entry now loads a mod.ts, the nested one.
+    "heavy light entry: did/lite.ts → did/methods/key_ed25519.ts → crypto/edwards/mod.ts",
+  ]);
+
+  // A light entry that loads a folder's surface, however indirectly, is heavy.
+  const heavy = graph();
+  heavy.set("did/answer.ts", ["did/cache.ts", "crypto/mod.ts"]);
+  const found = checkImports(heavy);
+  assert.deepEqual(found.map((v) => v.rule), ["heavy light entry"]);
+  assert.equal(found[0]!.message, "did/lite.ts → did/answer.ts → crypto/mod.ts");
+  // An npm package reached at run time makes it heavy too (npm resolution at start).
+  const npm = graph(); // the runtime graph: npm packages appear there as npm: nodes
+  npm.set("did/cache.ts", ["npm:@scure/base"]);
+  const viaNpm = checkImports(graph(), npm);
+  assert.deepEqual(viaNpm.map((v) => v.message), [
+    "did/lite.ts → did/answer.ts → did/cache.ts → npm:@scure/base",
+  ]);
+  // A type-only import loads nothing: given the runtime graph without it, the entry is light.
+  const runtime = graph();
+  assert.deepEqual(checkImports(heavy, runtime), []);
+  // A lite.ts nested deeper than a top-level folder is no light entry (and no public file).
+  const deep = graph();
+  deep.set("main.ts", ["config.ts", "did/lite.ts", "crypto/x/lite.ts"]);
+  deep.set("crypto/x/lite.ts", []);
+  assert.deepEqual(checkImports(deep).map((v) => v.rule), ["deep import"]);
 });

@@ -14,12 +14,6 @@ const HAND_BOUNDED = [
   /\.size\s*<\s*[\w.#]+\)\s*[\w.#]+\.set\(/,
 ];
 
-/**
- * Files under `src/did/` that the DID wing's rewrite (issue 25, `did-core`) moves onto the `Lru`;
- * nothing else may bound a map by hand.
- */
-const DID_WING_PENDING = new Set(["did/content_negotiation.ts", "did/methods/peer_store.ts"]);
-
 /** The files of `dir` whose text matches a hand-bounding idiom (paths relative to `src/`). */
 export async function handBoundedMaps(dir: URL, base = ""): Promise<string[]> {
   const found: string[] = [];
@@ -35,7 +29,7 @@ export async function handBoundedMaps(dir: URL, base = ""): Promise<string[]> {
 }
 
 Deno.test("no file of src/ but lru.ts bounds a Map by hand", async () => {
-  const found = (await handBoundedMaps(SRC)).filter((f) => !DID_WING_PENDING.has(f));
+  const found = await handBoundedMaps(SRC);
   assert.deepEqual(found, []);
 });
 

@@ -35,6 +35,7 @@ import {
   type DidMethod,
   type DidResolutionErrorCode,
   type DidResolutionResult,
+  type DidTraits,
   type DidVersion,
   type ParsedDid,
   resolutionError,
@@ -103,6 +104,8 @@ export interface DriverPlugin {
   timeoutMs?: number;
   /** The driver resolves earlier versions (`versionId` / `versionTime` in the query). */
   versions?: boolean;
+  /** What `GET /1.0/traits` says of its methods; absent: nothing (`{}`). */
+  traits?: DidTraits;
   /**
    * The networks this instance serves, and how to read a DID's network: a DID of another network
    * is `methodNotSupported` before the driver is called (so a driver's built-in network is never
@@ -185,6 +188,7 @@ function isLoaded(v: LoadedDriver | DriverMap): v is LoadedDriver {
 class PluginMethod implements DidMethod {
   readonly deterministic: boolean;
   readonly versions: boolean;
+  readonly traits?: DidTraits;
 
   constructor(
     readonly name: string,
@@ -195,6 +199,7 @@ class PluginMethod implements DidMethod {
   ) {
     this.deterministic = plugin.kind === "deterministic";
     this.versions = plugin.versions === true;
+    if (plugin.traits !== undefined) this.traits = plugin.traits;
   }
 
   resolve(parsed: ParsedDid, ctx: ResolveContext): Promise<DidResolutionResult> {

@@ -53,6 +53,14 @@ export function ethrPlugin(
     methods: ["ethr"],
     kind: "network",
     versions: true,
+    // the ERC-1056 registry's events are the history (versionId is a block); owner 0x0 deactivates
+    traits: {
+      updatable: true,
+      deactivatable: true,
+      enumerable: false,
+      historyAvailable: true,
+      humanReadable: false,
+    },
     networks: { served: ethrNetworkNames(networks), of: ethrNetworkOf },
     transport: health,
     driver: async () => {

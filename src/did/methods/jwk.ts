@@ -135,6 +135,14 @@ export function createDidJwk(jwk: PublicJwk): string {
 /** The did:jwk driver. */
 export const jwkMethod: DidMethod = {
   name: "jwk",
+  // derived from the JWK in the DID: never changes, cannot be deactivated
+  traits: {
+    updatable: false,
+    deactivatable: false,
+    enumerable: false,
+    historyAvailable: false,
+    humanReadable: false,
+  },
   deterministic: true,
   resolve(parsed: ParsedDid) {
     const doc = didJwkDocument(parsed.did);

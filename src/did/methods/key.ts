@@ -128,6 +128,14 @@ export interface KeyMethodOptions {
 export function createKeyMethod(options: KeyMethodOptions = {}): DidMethod {
   return {
     name: "key",
+    // derived from the key in the DID: never changes, cannot be deactivated
+    traits: {
+      updatable: false,
+      deactivatable: false,
+      enumerable: false,
+      historyAvailable: false,
+      humanReadable: false,
+    },
     deterministic: true,
     resolve(parsed: ParsedDid) {
       const doc = didKeyDocument(parsed.did, { representation: options.representation });

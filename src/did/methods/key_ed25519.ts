@@ -1,12 +1,24 @@
 /**
  * The did:key (and did:peer:0) document of an Ed25519 key with base58 verification methods: the
- * common case, kept free of curve libraries so that the early lane (`did/lite/`) can load it. One
+ * common case, kept free of curve libraries so that the early lane (`did/lite.ts`) can load it. One
  * field exponentiation checks the key and gives its X25519 key agreement key.
  */
-import { decodeEd25519 } from "../../crypto/edwards/mod.ts";
-import { encodeBase58, encodeMultibaseKey } from "../multicodec.ts";
-import { type DidDocument, fail, ok, type Result, type VerificationMethod } from "../types.ts";
+import { decodeEd25519 } from "../../crypto/lite.ts";
+import { decodeMultibaseKey, encodeBase58, encodeMultibaseKey } from "../multicodec.ts";
+import {
+  type DidDocument,
+  type DidResolutionResult,
+  fail,
+  ok,
+  resolutionSuccess,
+  type Result,
+  type VerificationMethod,
+  withServedFromCache,
+} from "../types.ts";
 import { BASE58_TYPES, contextFor } from "../verification_method.ts";
+
+/** A did:key of an Ed25519 key: base58btc only, no path, query or fragment. */
+const DID_KEY = /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/;
 
 /**
  * The document for `did` whose Ed25519 key is `publicKey` (multibase form `multibaseKey`);
@@ -45,4 +57,17 @@ export function ed25519KeyDocument(
     capabilityDelegation: [main.id],
     keyAgreement: [agreement.id],
   });
+}
+
+/**
+ * The resolution result of a valid Ed25519 did:key (no path, query or fragment), exactly as the
+ * did:key method gives it; undefined for any other DID (the early lane leaves those to the app).
+ */
+export function ed25519DidKeyResult(did: string): DidResolutionResult | undefined {
+  if (!did.startsWith("did:key:z6Mk") || !DID_KEY.test(did)) return undefined;
+  const multibase = did.slice(8);
+  const key = decodeMultibaseKey(multibase);
+  if (!key.ok || key.value.keyType !== "Ed25519") return undefined;
+  const doc = ed25519KeyDocument(did, multibase, key.value.publicKey);
+  return doc.ok ? withServedFromCache(resolutionSuccess(doc.value), false) : undefined;
 }

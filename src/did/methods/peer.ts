@@ -91,6 +91,14 @@ export function createPeerMethod(options: PeerMethodOptions = {}): DidMethod {
 
   return {
     name: "peer",
+    // numalgo 0, 2 and 4 as resolved here: derived from the DID, never changes
+    traits: {
+      updatable: false,
+      deactivatable: false,
+      enumerable: false,
+      historyAvailable: false,
+      humanReadable: false,
+    },
     deterministic: true,
     isDeterministicFor: (parsed: ParsedDid) => !isPeer4ShortForm(parsed.did),
     resolve(parsed: ParsedDid): Promise<DidResolutionResult> {

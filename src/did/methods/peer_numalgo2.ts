@@ -9,7 +9,8 @@ import {
   validatePublicKey,
   verificationMethodFor,
 } from "../key_material.ts";
-import { decodeMultibaseKey, encodeMultibaseKey, sha256MultihashBase58 } from "../multicodec.ts";
+import { decodeMultibaseKey, encodeMultibaseKey } from "../multicodec.ts";
+import { sha256MultihashBase58 } from "../multihash.ts";
 import {
   type DidDocument,
   type DidService,

@@ -12,8 +12,8 @@ import {
   encodeMultibase,
   encodeVarint,
   MULTICODEC_JSON,
-  sha256MultihashBase58,
 } from "../multicodec.ts";
+import { sha256MultihashBase58 } from "../multihash.ts";
 import { type DidDocument, fail, ok, type Result, VERIFICATION_RELATIONSHIPS } from "../types.ts";
 import {
   checkPeerKeys,

@@ -3,6 +3,7 @@
  * ("It is not possible to resolve a short form did:peer:4 without first seeing and storing its long
  * form counterpart", peer DID spec, method 4).
  */
+import { Lru } from "../../lru.ts";
 
 /** Maps a did:peer:4 short form to the long form it abbreviates. */
 export interface PeerLongFormStore {
@@ -12,14 +13,13 @@ export interface PeerLongFormStore {
   put(shortDid: string, longDid: string): Promise<void>;
 }
 
-/** In-process store, bounded: the oldest entry goes when `maxEntries` is exceeded. */
+/** In-process store, bounded: the least recently used entry goes past `maxEntries`. */
 export class InMemoryPeerLongFormStore implements PeerLongFormStore {
-  readonly #entries = new Map<string, string>();
-  readonly #maxEntries: number;
+  readonly #entries: Lru<string>;
 
   /** `maxEntries` defaults to 10 000. */
   constructor(maxEntries = 10_000) {
-    this.#maxEntries = maxEntries;
+    this.#entries = new Lru<string>(maxEntries);
   }
 
   /** Number of remembered long forms. */
@@ -32,13 +32,7 @@ export class InMemoryPeerLongFormStore implements PeerLongFormStore {
   }
 
   put(shortDid: string, longDid: string): Promise<void> {
-    this.#entries.delete(shortDid);
     this.#entries.set(shortDid, longDid);
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
     return Promise.resolve();
   }
 }

@@ -79,6 +79,15 @@ export function createPlcMethod(options: PlcMethodOptions): DidMethod {
   const base = options.directoryUrl.replace(/\/+$/, "");
   return {
     name: "plc",
+    // the directory keeps every operation (its audit log) and lists every DID (its export);
+    // a tombstone deactivates; the identifier is a hash
+    traits: {
+      updatable: true,
+      deactivatable: true,
+      enumerable: true,
+      historyAvailable: true,
+      humanReadable: false,
+    },
     deterministic: false,
     versions: true,
     async resolve(parsed, ctx): Promise<DidResolutionResult> {

@@ -41,6 +41,14 @@ export function pluginDrivers({ config, operatorFetch }: PluginSettings): Driver
     {
       methods: ["pkh"],
       kind: "deterministic",
+      // an account address: it never changes, and nothing can be listed or read out of it
+      traits: {
+        updatable: false,
+        deactivatable: false,
+        enumerable: false,
+        historyAvailable: false,
+        humanReadable: false,
+      },
       driver: async () => (await import("pkh-did-resolver")).getResolver(),
     },
   ];

@@ -40,6 +40,14 @@ export function polygonPlugin(networks: PolygonNetworks): DriverPlugin {
   return {
     methods: ["polygon"],
     kind: "network",
+    // the registry keeps only the latest document; one without keys is deactivated
+    traits: {
+      updatable: true,
+      deactivatable: true,
+      enumerable: false,
+      historyAvailable: false,
+      humanReadable: false,
+    },
     networks: { served: Object.keys(networks), of: polygonNetworkOf },
     driver: async () => {
       const [config, resolver] = await Promise.all([

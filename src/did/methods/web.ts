@@ -112,6 +112,14 @@ export function createWebMethod(options: WebMethodOptions): DidMethod {
   const maxBytes = options.maxBytes ?? WEB_MAX_BYTES;
   return {
     name: "web",
+    // the host serves the current document only; a domain is readable
+    traits: {
+      updatable: true,
+      deactivatable: true,
+      enumerable: false,
+      historyAvailable: false,
+      humanReadable: true,
+    },
     deterministic: false,
     async resolve(parsed: ParsedDid, ctx): Promise<DidResolutionResult> {
       const url = didWebUrl(parsed.id, options.useHttp);

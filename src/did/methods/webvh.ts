@@ -140,6 +140,14 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
 
   return {
     name: "webvh",
+    // the log holds every version and deactivation; the SCID is not readable
+    traits: {
+      updatable: true,
+      deactivatable: true,
+      enumerable: false,
+      historyAvailable: true,
+      humanReadable: false,
+    },
     deterministic: false,
     versions: true,
     async resolve(parsed, ctx): Promise<DidResolutionResult> {

@@ -1,8 +1,8 @@
 /**
- * Ed25519 public key checks and the Ed25519 → X25519 public key map, hand-rolled on bigint (measured faster than
- * noble's point decompression, which this replaces here; see tests/bench/cold_path_bench.ts):
- * one field exponentiation decides whether the 32 bytes encode a point and also gives the one
- * inversion that the X25519 (Montgomery u) key needs.
+ * The light entry of `crypto/`: Ed25519 public key checks and the Ed25519 → X25519 public key map,
+ * hand-rolled on bigint (measured faster than noble's point decompression, which this replaces
+ * here; see tests/bench/cold_path_bench.ts): one field exponentiation decides whether the 32 bytes
+ * encode a point and also gives the one inversion that the X25519 (Montgomery u) key needs.
  *
  * For an encoding with y < p: x² = u / v with u = y² − 1 and v = d·y² + 1 (v is never 0), so the
  * bytes are a point exactly when u·v is a square (or u = 0). With c = u·v·(1 − y)² and
@@ -11,8 +11,8 @@
  * Small-order points (the eight torsion points, y ∈ {1, −1, 0, ±y₈}) have no usable X25519 key;
  * the identity (y = 1) is not accepted as a public key at all (as noble's `assertValidity`).
  *
- * A folder of its own so that the DID resolver's early lane (`did/lite/`) can load it without
- * the rest of `crypto/` (secrets, rotation, KV).
+ * Free of imports, so that code loaded before the app (the DID early lane) can take it without the
+ * rest of `crypto/` (`mod.ts`: secrets, rotation, noble).
  *
  * @module
  */
