@@ -120,8 +120,13 @@ Deno.test({
 
       // Versions: versionId reaches the driver as the DID URL query; versionTime is the last block
       // at or before that time (found by the test by reading every block).
-      sameAnswer(await get(w, `/dids/${v1}`, 200), theirs.get(`${v1} `)!, v1);
-      sameAnswer(await get(w, `/1.0/identifiers/${v1}`, 200), theirs.get(`${v1} `)!, v1);
+      const v1First = await get(w, `/dids/${v1}`, 200);
+      sameAnswer(v1First, theirs.get(`${v1} `)!, v1);
+      assert.equal(v1First.didResolutionMetadata.servedFromCache, false);
+      // Cached under the full DID URL.
+      const v1Again = await get(w, `/1.0/identifiers/${v1}`, 200);
+      sameAnswer(v1Again, theirs.get(`${v1} `)!, v1);
+      assert.equal(v1Again.didResolutionMetadata.servedFromCache, true);
       for (const t of [versions.first.time + 500, versions.second.time, versions.second.time - 1]) {
         const iso = new Date(t * 1000).toISOString().replace(".000Z", "Z");
         const { block } = await chain<{ block: number }>("blockAt", w.anvil.rpcUrl, String(t));

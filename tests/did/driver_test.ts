@@ -5,7 +5,12 @@
  * against a real chain in chain_test.ts and pkh_test.ts.
  */
 import assert from "node:assert/strict";
-import { type DriverMap, driverMethods, type DriverPlugin } from "../../src/did/methods/driver.ts";
+import {
+  type DriverMap,
+  driverMethods,
+  type DriverPlugin,
+  type LoadedDriver,
+} from "../../src/did/methods/driver.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
 
 const ID = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
@@ -265,5 +270,59 @@ Deno.test("a plug-in whose loader fails is tried again on the next call", async 
     );
     await resolve(ctx, token, did, 200);
     assert.equal(loads, 2);
+  });
+});
+
+Deno.test("versionId and versionTime reach the driver as the DID URL query, and each version is cached under its full DID URL", async () => {
+  const seen: { did: string; didUrl: string; query?: string }[] = [];
+  const plugin: DriverPlugin = {
+    methods: ["v"],
+    kind: "network",
+    versions: true,
+    driver: (): LoadedDriver => ({
+      resolver: {
+        v: (did: string, parsed: { didUrl: string; query?: string }) => {
+          seen.push({ did, didUrl: parsed.didUrl, query: parsed.query });
+          const r = good(did);
+          return Promise.resolve({
+            ...r,
+            didDocumentMetadata: { versionId: parsed.query ?? "latest" },
+          });
+        },
+      },
+      // The block of a time, as a chain plug-in finds it: here the time's year.
+      versionIdAt: (_parsed, time) =>
+        Promise.resolve({ ok: true, value: `${time.getUTCFullYear()}` }),
+    }),
+  };
+  const unversioned: DriverPlugin = {
+    methods: ["plain"],
+    kind: "network",
+    driver: { plain: (did: string) => Promise.resolve(good(did)) },
+  };
+  await withPlugins([plugin, unversioned], async (ctx, token) => {
+    const did = `did:v:${ID}`;
+    const v3 = await resolve(ctx, token, `${did}?versionId=3`, 200);
+    assert.deepEqual(seen, [{ did, didUrl: `${did}?versionId=3`, query: "versionId=3" }]);
+    assert.deepEqual(v3.didDocumentMetadata, { versionId: "versionId=3" });
+    assert.equal(v3.didResolutionMetadata.servedFromCache, false);
+    const again = await resolve(ctx, token, `${did}?versionId=3`, 200);
+    assert.equal(again.didResolutionMetadata.servedFromCache, true);
+    assert.equal(seen.length, 1);
+    // Another version, the DID itself and a time are each their own entry.
+    await resolve(ctx, token, `${did}?versionId=4`, 200);
+    const latest = await resolve(ctx, token, did, 200);
+    assert.deepEqual(latest.didDocumentMetadata, { versionId: "latest" });
+    const byTime = await resolve(ctx, token, `${did}?versionTime=2024-05-01T00:00:00Z`, 200);
+    assert.deepEqual(byTime.didDocumentMetadata, { versionId: "versionId=2024" });
+    assert.equal(seen.length, 4);
+    const cached = await resolve(ctx, token, `${did}?versionTime=2024-05-01T00:00:00Z`, 200);
+    assert.equal(cached.didResolutionMetadata.servedFromCache, true);
+    assert.equal(seen.length, 4);
+    const bad = await resolve(ctx, token, `${did}?versionTime=May`, 400);
+    assert.equal(bad.didResolutionMetadata.error, "invalidDidUrl");
+    // A driver that does not read versions is not asked: no such version.
+    const none = await resolve(ctx, token, `did:plain:${ID}?versionId=1`, 404);
+    assert.equal(none.didResolutionMetadata.error, "notFound");
   });
 });
