@@ -19,7 +19,7 @@ import { createWebMethod } from "./methods/web.ts";
 import { createWebvhMethod } from "./methods/webvh.ts";
 import { KvPeerLongFormStore } from "./peer_long_form_kv.ts";
 import { createRegistry, type DidRegistry } from "./resolver.ts";
-import type { DidMethod } from "./types.ts";
+import type { DidDocument, DidMethod } from "./types.ts";
 
 /** What the resolver is built from. */
 export interface DidResolverDeps {
@@ -66,6 +66,11 @@ export interface DidResolverOptions {
 export interface DidResolver extends CachingResolver {
   /** The uncached registry (methods by name, routing). */
   readonly registry: DidRegistry;
+  /**
+   * The `application/did+json` form of a document (its id's method's `jsonDocument`), when that
+   * method writes one; undefined: the document as resolved.
+   */
+  jsonDocument(doc: DidDocument): DidDocument | undefined;
 }
 
 /**
@@ -127,5 +132,12 @@ export function createDidResolver(
     memoBytes: options.memoBytes,
     lruBytes: options.lruBytes,
   });
-  return { ...cached, registry };
+  return {
+    ...cached,
+    registry,
+    jsonDocument(doc) {
+      const method = /^did:([a-z0-9]+):/.exec(doc.id)?.[1];
+      return method === undefined ? undefined : registry.methods.get(method)?.jsonDocument?.(doc);
+    },
+  };
 }

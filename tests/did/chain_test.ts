@@ -17,6 +17,7 @@ import {
   type DriverResult,
   startAnvil,
 } from "../interop/chain_peer.ts";
+import type { DidTraits } from "../../src/did/types.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
 
 /** Long enough for a busy machine's node, short enough that a frozen node is found out soon. */
@@ -92,7 +93,10 @@ Deno.test({
       ];
       const theirs = await driverAnswers(
         w.drivers,
-        [...resolved, v1].map((didUrl) => ({ didUrl })),
+        [
+          ...[...resolved, v1].map((didUrl) => ({ didUrl })),
+          ...resolved.map((didUrl) => ({ didUrl, accept: "application/did+json" })),
+        ],
       );
 
       // Every DID: /dids first (a miss), /1.0/identifiers second (from the cache).
@@ -108,6 +112,10 @@ Deno.test({
         assert.equal(second.didResolutionMetadata.servedFromCache, true, did);
         const bare = await get(w, `/dids/${did}`, status, "application/did+ld+json");
         if (!deactivated) assert.deepEqual(bare, driver.didDocument, did);
+        // application/did+json: the driver's did+json answer.
+        const json = await get(w, `/1.0/identifiers/${did}`, status, "application/did+json");
+        const theirJson = theirs.get(`${did} application/did+json`)!;
+        if (!deactivated) assert.deepEqual(json, theirJson.didDocument, did);
       }
       assert.equal(
         (await get(w, `/dids/${ethr.deactivated}`, 410)).didDocumentMetadata.deactivated,
@@ -117,6 +125,19 @@ Deno.test({
         (await get(w, `/dids/${polygon.deactivated}`, 410)).didDocumentMetadata.deactivated,
         true,
       );
+
+      // The routes that describe the resolver name the plug-ins, never an RPC URL.
+      const methods = await get(w, "/1.0/methods", 200) as unknown as string[];
+      assert.deepEqual(methods.slice(-3), ["pkh", "ethr", "polygon"]);
+      const props = await (await w.ctx.call("GET", "/1.0/properties", { token: w.token })).text();
+      assert.ok(!props.includes(w.anvil.rpcUrl), props);
+      const plugins = JSON.parse(props).plugins;
+      assert.deepEqual(plugins.ethr.networks, ["dev", "0x7a69"]);
+      assert.deepEqual(plugins.polygon.networks, ["testnet"]);
+      assert.equal(plugins.pkh.kind, "deterministic");
+      const traits = await get(w, "/1.0/traits", 200) as unknown as Record<string, DidTraits>;
+      assert.equal(traits.ethr!.historyAvailable, true);
+      assert.equal(traits.polygon!.deactivatable, true);
 
       // Versions: versionId reaches the driver as the DID URL query; versionTime is the last block
       // at or before that time (found by the test by reading every block).

@@ -47,6 +47,14 @@ Deno.test({
           });
           assert.match(res.headers.get("cache-control") ?? "", /immutable/);
           assert.deepEqual(await expectJson(res, 200), ld.didDocument, did);
+          // application/did+json is the driver's did+json answer (no @context).
+          const json = theirs.get(`${did} application/did+json`)!;
+          const bare = await ctx.call("GET", prefix + did, {
+            token,
+            headers: { accept: "application/did+json" },
+          });
+          assert.equal(bare.headers.get("content-type"), "application/did+json");
+          assert.deepEqual(await expectJson(bare, 200), json.didDocument, did);
         }
       }
       for (const did of UNSUPPORTED) {

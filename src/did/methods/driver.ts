@@ -32,6 +32,7 @@ import {
   timedOut,
 } from "./driver_answer.ts";
 import {
+  type DidDocument,
   type DidMethod,
   type DidResolutionErrorCode,
   type DidResolutionResult,
@@ -106,6 +107,12 @@ export interface DriverPlugin {
   versions?: boolean;
   /** What `GET /1.0/traits` says of its methods; absent: nothing (`{}`). */
   traits?: DidTraits;
+  /**
+   * Its `application/did+json` answer: the `did+ld+json` document without `@context` (what
+   * `did-resolver` drivers such as ethr-did-resolver and pkh-did-resolver answer), or `same` for a
+   * driver that answers one document whatever is asked. Default `without-context`.
+   */
+  didJson?: "without-context" | "same";
   /**
    * The networks this instance serves, and how to read a DID's network: a DID of another network
    * is `methodNotSupported` before the driver is called (so a driver's built-in network is never
@@ -189,6 +196,8 @@ class PluginMethod implements DidMethod {
   readonly deterministic: boolean;
   readonly versions: boolean;
   readonly traits?: DidTraits;
+  readonly properties: Readonly<Record<string, unknown>>;
+  readonly jsonDocument?: (doc: DidDocument) => DidDocument;
 
   constructor(
     readonly name: string,
@@ -200,6 +209,16 @@ class PluginMethod implements DidMethod {
     this.deterministic = plugin.kind === "deterministic";
     this.versions = plugin.versions === true;
     if (plugin.traits !== undefined) this.traits = plugin.traits;
+    if (plugin.didJson !== "same") {
+      this.jsonDocument = ({ "@context": _, ...doc }: DidDocument) => doc;
+    }
+    this.properties = {
+      driver: "did-resolver",
+      kind: plugin.kind,
+      timeoutMs,
+      versions: this.versions,
+      ...(plugin.networks ? { networks: [...plugin.networks.served] } : {}),
+    };
   }
 
   resolve(parsed: ParsedDid, ctx: ResolveContext): Promise<DidResolutionResult> {

@@ -40,6 +40,8 @@ export function polygonPlugin(networks: PolygonNetworks): DriverPlugin {
   return {
     methods: ["polygon"],
     kind: "network",
+    // the driver answers the stored document whatever representation is asked for
+    didJson: "same",
     // the registry keeps only the latest document; one without keys is deactivated
     traits: {
       updatable: true,
