@@ -12,6 +12,7 @@ import {
   type LoadedDriver,
 } from "../../src/did/methods/driver.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ID = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const doc = (did: string) => ({
@@ -325,4 +326,73 @@ Deno.test("versionId and versionTime reach the driver as the DID URL query, and 
     const none = await resolve(ctx, token, `did:plain:${ID}?versionId=1`, 404);
     assert.equal(none.didResolutionMetadata.error, "notFound");
   });
+});
+
+Deno.test("a network plug-in's answer has the TTL and stale-while-revalidate of network methods; a refresh during an outage keeps it; concurrent misses share one call", async () => {
+  let t = Date.parse("2026-01-01T00:00:00Z");
+  let calls = 0;
+  let mode: "up" | "down" = "up";
+  let release: () => void = () => {};
+  let gate: Promise<void> | undefined;
+  const transport = { failures: 0 } as { failures: number; lastFailure?: string };
+  const plugin: DriverPlugin = {
+    methods: ["net"],
+    kind: "network",
+    transport,
+    driver: {
+      net: async (did: string) => {
+        calls++;
+        if (gate !== undefined) await gate;
+        if (mode === "down") {
+          transport.failures++;
+          return {
+            didDocument: null,
+            didDocumentMetadata: {},
+            didResolutionMetadata: { error: "notFound" },
+          };
+        }
+        return { ...good(did), didDocumentMetadata: { versionId: String(calls) } };
+      },
+    },
+  };
+  const ctx = await createTestContext({
+    now: () => t,
+    env: { DID_CACHE_TTL_SECONDS: "60", DID_CACHE_MAX_STALE_SECONDS: "3600" },
+    build: { didResolver: { methods: driverMethods([plugin], { timeoutMs: 1000 }) } },
+  });
+  try {
+    const token = await ctx.token();
+    const did = `did:net:${ID}`;
+    assert.deepEqual((await resolve(ctx, token, did, 200)).didDocumentMetadata, { versionId: "1" });
+    // Past the TTL: served at once from the cache, refreshed in the background.
+    t += 61_000;
+    const stale = await resolve(ctx, token, did, 200);
+    assert.equal(stale.didResolutionMetadata.servedFromCache, true);
+    assert.deepEqual(stale.didDocumentMetadata, { versionId: "1" });
+    await waitFor("the background refresh", async () =>
+      calls === 2 &&
+      (await resolve(ctx, token, did, 200)).didDocumentMetadata.versionId === "2");
+    // The node down during a refresh: the cached answer is kept, never replaced by an error.
+    mode = "down";
+    t += 61_000;
+    assert.deepEqual((await resolve(ctx, token, did, 200)).didDocumentMetadata, { versionId: "2" });
+    await waitFor("the failed refresh", () => calls === 3);
+    const kept = await resolve(ctx, token, did, 200);
+    assert.deepEqual(kept.didDocumentMetadata, { versionId: "2" });
+    assert.equal(kept.didResolutionMetadata.servedFromCache, true);
+
+    // Concurrent misses for one DID: one driver call.
+    mode = "up";
+    gate = new Promise((r) => release = r);
+    const other = `did:net:0x${"ef".repeat(20)}`;
+    const before = calls;
+    const all = Array.from({ length: 5 }, () => resolve(ctx, token, other, 200));
+    await waitFor("the driver call", () => calls === before + 1);
+    release();
+    const answers = await Promise.all(all);
+    assert.equal(calls, before + 1);
+    for (const a of answers) assert.equal(a.didDocument?.id, other);
+  } finally {
+    await ctx.close();
+  }
 });
