@@ -63,6 +63,11 @@ const HOSTILE: Record<string, (did: string) => unknown> = {
   },
   rejects: () => Promise.reject(new TypeError("kaput")),
   hangs: () => new Promise(() => {}),
+  oddthrow: () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    return Promise.reject(cyclic);
+  },
   null: () => Promise.resolve(null),
   string: () => Promise.resolve("did document"),
   nometa: () => Promise.resolve({ didDocument: null }),
@@ -395,4 +400,33 @@ Deno.test("a network plug-in's answer has the TTL and stale-while-revalidate of 
   } finally {
     await ctx.close();
   }
+});
+
+Deno.test("a driver may resolve other DIDs through the resolver it is given: the plug-ins, three levels deep at most", async () => {
+  let loops = 0;
+  const map: DriverMap = {
+    pure: (did: string) => Promise.resolve(good(did)),
+    relay: async (
+      did: string,
+      _parsed: unknown,
+      resolver: { resolve(u: string): Promise<unknown> },
+    ) => {
+      const other = await resolver.resolve(`did:pure:${ID}`) as { didDocument: { id: string } };
+      return { ...good(did), didDocumentMetadata: { relayed: other.didDocument.id } };
+    },
+    loop: (did: string, _parsed: unknown, resolver: { resolve(u: string): Promise<unknown> }) => {
+      loops++;
+      return resolver.resolve(did);
+    },
+  };
+  await withPlugins(
+    [{ methods: Object.keys(map), kind: "network", driver: map }],
+    async (ctx, token) => {
+      const relayed = await resolve(ctx, token, `did:relay:${ID}`, 200);
+      assert.deepEqual(relayed.didDocumentMetadata, { relayed: `did:pure:${ID}` });
+      const loop = await resolve(ctx, token, `did:loop:${ID}`, 501);
+      assert.match(loop.didResolutionMetadata.message!, /deeper than 3 levels/);
+      assert.equal(loops, 4);
+    },
+  );
 });

@@ -31,6 +31,7 @@ import {
   TIMED_OUT,
   timedOut,
 } from "./driver_answer.ts";
+import { parseDidWithReason } from "../syntax.ts";
 import {
   type DidDocument,
   type DidMethod,
@@ -176,12 +177,14 @@ export function driverMethods(
 function loader(plugin: DriverPlugin): () => Promise<LoadedDriver> {
   let loading: Promise<LoadedDriver> | undefined;
   return () => {
-    loading ??= (async () => {
-      const d = plugin.driver;
-      const got = typeof d === "function" ? await d() : d;
-      return isLoaded(got) ? got : { resolver: got };
-    })();
-    loading.catch(() => loading = undefined);
+    if (loading === undefined) {
+      loading = (async () => {
+        const d = plugin.driver;
+        const got = typeof d === "function" ? await d() : d;
+        return isLoaded(got) ? got : { resolver: got };
+      })();
+      loading.catch(() => loading = undefined);
+    }
     return loading;
   };
 }
@@ -227,15 +230,15 @@ class PluginMethod implements DidMethod {
 
   /** A DID URL handed to the resolver the driver was given (another driver resolving a DID). */
   resolveUrl(didUrl: string, depth: number): Promise<DidResolutionResult> {
-    const q = didUrl.indexOf("?");
-    const did = q < 0 ? didUrl : didUrl.slice(0, q);
-    const method = did.slice(4, did.indexOf(":", 4));
-    const parsed: ParsedDid = { did, method, id: did.slice(5 + method.length), didUrl };
+    const parsed = parseDidWithReason(String(didUrl));
+    if (!parsed.ok) return Promise.resolve(resolutionError("invalidDid", `${parsed.message}.`));
     const version: DidVersion = {};
-    for (const [k, v] of new URLSearchParams(q < 0 ? "" : didUrl.slice(q + 1))) {
+    for (const [k, v] of new URLSearchParams(parsed.value.query ?? "")) {
       if (k === "versionId" || k === "versionTime") version[k] = v;
     }
-    return this.resolveAt(parsed, Object.keys(version).length ? version : undefined, depth);
+    const p = parsed.value;
+    const did = { did: p.did, method: p.method, id: p.id, didUrl: p.did };
+    return this.resolveAt(did, Object.keys(version).length ? version : undefined, depth);
   }
 
   private async resolveAt(

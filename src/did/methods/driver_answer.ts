@@ -39,10 +39,16 @@ export const TIMED_OUT: unique symbol = Symbol("timed out");
 /** A thrown or rejected value, kept apart from a driver's answer. */
 export class Failure {
   constructor(readonly error: unknown) {}
+  /** The first line of what was thrown, at most 200 characters (whatever was thrown). */
   get text(): string {
-    const e = this.error;
-    const s = e instanceof Error ? e.message : typeof e === "string" ? e : JSON.stringify(e) ?? "";
-    return String(s).split("\n")[0]!.slice(0, 200);
+    let s: string;
+    try {
+      const e = this.error;
+      s = e instanceof Error ? String(e.message) : typeof e === "string" ? e : JSON.stringify(e);
+    } catch {
+      s = "";
+    }
+    return (s || "something that is not an error").split("\n")[0]!.slice(0, 200);
   }
 }
 
@@ -63,10 +69,12 @@ export async function race<T>(
   }
 }
 
+/** The answer when a driver gave none in time. */
 export function timedOut(method: string, ms: number): DidResolutionResult {
   return resolutionError("internalError", `the ${method} driver gave no answer within ${ms} ms`);
 }
 
+/** The answer to a driver that threw: `invalidDid` when it says the DID is invalid, else 500. */
 export function thrown(method: string, f: Failure): DidResolutionResult {
   const text = f.text;
   if (/\binvalid did\b/i.test(text)) {
@@ -75,6 +83,7 @@ export function thrown(method: string, f: Failure): DidResolutionResult {
   return resolutionError("internalError", `the ${method} driver failed: ${text}`);
 }
 
+/** A plain JSON object (not null, not an array). */
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
