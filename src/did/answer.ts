@@ -269,15 +269,14 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
   /** The Response of a resolution; `hit`: it came from memory, so keep a prepared copy. */
   function respond(r: Resolution, rep: Representation, hit = false): Response {
     const age = maxAge(r.freshness, now);
-    const json = jsonBody(resolver, r, rep);
-    if (prepared === undefined) {
-      const cc = cacheControlFor(age, scope);
-      return resultResponse(statusOf(r.result), encode(r.result), rep, cc, json);
-    }
-    let set = prepared.get(r);
+    let set = prepared?.get(r);
     const p = set?.byRep.get(rep);
     if (p !== undefined && p.age === age) return p.res.clone();
+    const json = jsonBody(resolver, r, rep);
     const status = statusOf(r.result);
+    if (prepared === undefined) {
+      return resultResponse(status, encode(r.result), rep, cacheControlFor(age, scope), json);
+    }
     if (!hit && set === undefined) {
       return resultResponse(status, encode(r.result), rep, cacheControlFor(age, scope), json);
     }
