@@ -20,6 +20,7 @@ import {
   type ProofExchangeRecord,
   type ProofState,
   type StoredProof,
+  withMatches,
   withProofState,
   wrongProofState,
 } from "./record.ts";
@@ -78,12 +79,41 @@ export class ProofProver {
     return entry ? { orgId: entry.value.orgId, record: entry.value.record } : undefined;
   }
 
-  /** One page of the org's proof exchange records, newest first. */
-  list(
+  /**
+   * One page of the org's proof exchange records, newest first, as they stand now: an open request
+   * this service can answer is evaluated again against the org's credentials, as accept evaluates
+   * it, so a credential stored after the request arrived is offered, one revoked or suspended
+   * since is not, and `selection` and `unanswerable` say what accept would do. The read stores
+   * nothing: the stored record and its events keep the evaluation made when the request arrived.
+   */
+  async list(
     orgId: string,
     q: { limit: number; cursor?: string; state?: ProofState },
   ): Promise<Page<ProofExchangeRecord>> {
-    return listProofs(this.#d.kv, orgId, q);
+    const page = await listProofs(this.#d.kv, orgId, q);
+    return { data: await this.#current(orgId, page.data), nextCursor: page.nextCursor };
+  }
+
+  /** The exchange record `id` of `orgId` as it stands now (see {@link list}); 404 without one. */
+  async read(orgId: string, id: string): Promise<ProofExchangeRecord> {
+    const entry = await readOrgProof(this.#d.kv, orgId, id);
+    if (!entry) throw notFound(`No proof exchange record "${id}" exists.`);
+    return (await this.#current(orgId, [entry.value]))[0]!;
+  }
+
+  /** The records of `stored` (all of `orgId`), each open answerable request evaluated now. */
+  async #current(orgId: string, stored: readonly StoredProof[]): Promise<ProofExchangeRecord[]> {
+    const open = (s: StoredProof) => s.record.state === "request-received" && s.request.answerable;
+    // Without an agent nothing can be presented; accept says so.
+    const agent = stored.some(open) ? await this.#d.agents.find(orgId) : undefined;
+    if (!agent) return stored.map((s) => s.record);
+    const holderDid = verkeyToDidKey(agent.verkey);
+    const candidates = await this.#candidates(orgId);
+    return await Promise.all(stored.map(async (s) => {
+      const request = open(s) ? await readProofRequest(this.#d.kv, orgId, s.record.id) : undefined;
+      if (!request) return s.record;
+      return withMatches(s.record, await evaluateRequest(request, candidates, { holderDid }));
+    }));
   }
 
   /** The org's auto-accept policy for proof requests; `never` without an agent. */

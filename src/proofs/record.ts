@@ -73,8 +73,8 @@ export interface ProofExchangeRecord {
   /** The input descriptors with their matches (empty for a format this service cannot answer). */
   inputDescriptors: DescriptorView[];
   /**
-   * Input descriptor id → stored credential id: what accept without a `selection` would send (as
-   * of the last evaluation); after accept, what was sent.
+   * Input descriptor id → stored credential id: what accept without a `selection` would send (an
+   * open request is evaluated again when read); after accept, what was sent.
    */
   selection?: Record<string, string>;
   /** Why the request cannot be answered as it stands (unmet descriptor, format), if it cannot. */
@@ -149,6 +149,24 @@ export function withProofState(
     state,
     updatedAt: new Date(now).toISOString(),
     _tags: { state, threadId: record.threadId, connectionId: record.connectionId, role: "prover" },
+  };
+}
+
+/** What an evaluation says about a request: its descriptors' matches, the selection or why not. */
+export interface MatchesNow {
+  descriptors: DescriptorView[];
+  selection?: Record<string, string>;
+  unmet?: string;
+}
+
+/** `record` with the matches, `selection` and `unanswerable` of an evaluation made now. */
+export function withMatches(record: ProofExchangeRecord, now: MatchesNow): ProofExchangeRecord {
+  const { selection: _selection, unanswerable: _unanswerable, ...rest } = record;
+  return {
+    ...rest,
+    inputDescriptors: now.descriptors,
+    ...(now.selection ? { selection: now.selection } : {}),
+    ...(now.unmet ? { unanswerable: now.unmet } : {}),
   };
 }
 

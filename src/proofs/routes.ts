@@ -103,6 +103,9 @@ export function proofRoutes({ prover }: ProofRoutesDeps) {
       operationId: "getProofExchange",
       tags: ["proofs"],
       summary: "One proof exchange record",
+      description: "An open request (`request-received`, a format this service answers) is " +
+        "evaluated again against the org's credentials as they are now: `inputDescriptors` " +
+        "matches, `selection` and `unanswerable` say what accept would do.",
       request: { params: ProofIdParam },
       responses: {
         200: json(ProofExchangeRecordSchema, "The record."),
@@ -111,7 +114,8 @@ export function proofRoutes({ prover }: ProofRoutesDeps) {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      return c.json((await visibleRecord(c, id)).record, 200);
+      const { orgId } = await visibleRecord(c, id);
+      return c.json(await prover.read(orgId, id), 200);
     },
   );
 
@@ -122,6 +126,7 @@ export function proofRoutes({ prover }: ProofRoutesDeps) {
       operationId: "listProofExchanges",
       tags: ["proofs"],
       summary: "The org's proof exchange records, newest first",
+      description: "Open requests are evaluated again as they are read (see `getProofExchange`).",
       request: { params: OrgParams, query: ProofListQuery },
       responses: {
         200: json(ProofExchangeList, "A page of records."),

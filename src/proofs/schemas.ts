@@ -69,7 +69,7 @@ export const ProofExchangeRecordSchema = z.object({
   inputDescriptors: z.array(Descriptor),
   selection: z.record(z.string(), z.string()).optional().openapi({
     description: "Input descriptor id → stored credential id: what accept without a selection " +
-      "would send (evaluated when the request arrived); after accept, what was sent.",
+      "would send (an open request is evaluated again when read); after accept, what was sent.",
   }),
   unanswerable: z.string().optional().openapi({
     description: "Why the request cannot be answered as it stands (unmet descriptor, format).",

@@ -97,16 +97,15 @@ export function addProofUpdate(
   emitChange(op, next.orgId, next.record, entry.value.record.state, now);
 }
 
-/** One page of an org's proof exchange records, newest first, optionally only those in `state`. */
-export async function listProofs(
+/** One page of an org's stored exchanges, newest first, optionally only those in `state`. */
+export function listProofs(
   kv: Deno.Kv,
   orgId: string,
   q: { limit: number; cursor?: string; state?: ProofState },
-): Promise<Page<ProofExchangeRecord>> {
-  const page = await listPage<StoredProof>(kv, keys.proofPrefix(orgId), {
+): Promise<Page<StoredProof>> {
+  return listPage<StoredProof>(kv, keys.proofPrefix(orgId), {
     limit: q.limit,
     cursor: q.cursor,
     filter: q.state ? (s) => s.record.state === q.state : undefined,
   });
-  return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
 }

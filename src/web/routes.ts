@@ -25,8 +25,10 @@ export const PAGE_CSP = [
 const FILES: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/web/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "/web/offers.js": { file: "offers.js", type: "text/javascript; charset=utf-8" },
   "/web/presentations.js": { file: "presentations.js", type: "text/javascript; charset=utf-8" },
   "/web/proofs.js": { file: "proofs.js", type: "text/javascript; charset=utf-8" },
+  "/web/resolver.js": { file: "resolver.js", type: "text/javascript; charset=utf-8" },
   "/web/style.css": { file: "style.css", type: "text/css; charset=utf-8" },
 };
 

@@ -1,7 +1,8 @@
 /**
- * What the Node.js interop peers' launchers share (`credo_peer.ts`, `oid4vc_peer.ts`): spawn the
- * peer's script with Node.js, wait for its `READY {...}` line on stdout, keep the tail of its
- * stderr, call its JSON control API, and stop it (control API, then SIGKILL after 3 s).
+ * What the Node.js interop peers' launchers share (`credo_peer.ts`, `oid4vc_peer.ts`,
+ * `oid4vp_peer.ts`): spawn the peer's script with Node.js, wait for its `READY {...}` line on
+ * stdout, keep the tail of its stderr, call its JSON control API, and stop it (control API, then
+ * SIGKILL after 3 s); or run one of its scripts to its end for the JSON result it prints.
  */
 
 /** Options of {@link spawnNodePeer}. */
@@ -39,6 +40,35 @@ export interface NodePeer {
 /** The Node.js executable of a launcher's options. */
 export function nodeExecutable(options: { nodePath?: string }): string {
   return options.nodePath ?? Deno.env.get("NODE_BIN") ?? "node";
+}
+
+/**
+ * Runs `script` (relative to `dir`) with Node.js to its end and returns its result: the last line
+ * it printed that is a JSON object. Throws with that line and its stderr when it printed none or
+ * exited with an error.
+ */
+export async function runNodeScript<T>(
+  options: { nodePath?: string; logLevel?: string },
+  dir: URL,
+  script: string,
+  args: string[],
+): Promise<T> {
+  const out = await new Deno.Command(nodeExecutable(options), {
+    args: [new URL(script, dir).pathname, ...args],
+    cwd: dir.pathname,
+    env: { CREDO_LOG: options.logLevel ?? "warn" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  const line = decode(out.stdout).trim().split("\n").findLast((l) => l.startsWith("{"));
+  if (!line || !out.success) {
+    throw new Error(
+      `${script} failed (exit ${out.code})${line ? `: ${line}` : ""}:\n${decode(out.stderr)}`,
+    );
+  }
+  return JSON.parse(line) as T;
 }
 
 /** Keeps the tail of a text stream in memory. */

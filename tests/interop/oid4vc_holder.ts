@@ -4,9 +4,14 @@
  * org with a configured agent, a holder token), and the calls and reads the tests make.
  */
 import { interopOptions } from "./availability.ts";
-import { type Oid4vcIssuer, type Oid4vcIssuerOptions, startOid4vcIssuer } from "./oid4vc_peer.ts";
+import {
+  type Oid4vcIssuer,
+  type Oid4vcIssuerOptions,
+  type Oid4vcOfferOptions,
+  startOid4vcIssuer,
+} from "./oid4vc_peer.ts";
 import { startRelay } from "./oid4vc_relay.ts";
-import { configureAgent } from "../didcomm/helpers.ts";
+import { configureAgent, waitFor } from "../didcomm/helpers.ts";
 import {
   type ContextOptions,
   createTestContext,
@@ -71,6 +76,28 @@ export const receive = async (s: Setup, offerUri: string, org = ORG, token = s.t
 /** `POST /orgs/{ORG}/openid4vc/offers/{id}/accept`. */
 export const accept = async (s: Setup, id: string, body: Json = {}) =>
   await s.ctx.call("POST", `/orgs/${ORG}/openid4vc/offers/${id}/accept`, { token: s.token, body });
+/**
+ * Creates an offer at the issuer (`options`), receives it (201) and accepts it (200): the offer,
+ * the record received and the record the accept answered.
+ */
+export async function offerAndAccept(s: Setup, options?: Oid4vcOfferOptions) {
+  const offer = await s.issuer.createOffer(options);
+  const rec = await expectJson(await receive(s, offer.offerUri), 201);
+  const out = await expectJson(await accept(s, rec.id as string), 200);
+  return { offer, rec, out };
+}
+/** `GET /orgs/{ORG}/openid4vc/offers/{id}`. */
+export const getOffer = async (s: Setup, id: string) =>
+  await expectJson(
+    await s.ctx.call("GET", `/orgs/${ORG}/openid4vc/offers/${id}`, { token: s.token }),
+    200,
+  );
+/** Waits until offer `id` is in one of `states` (a deferred issuance ending); the record. */
+export const offerReaches = (s: Setup, id: string, states: string[], timeoutMs?: number) =>
+  waitFor(`offer ${states.join(" or ")}`, async () => {
+    const r = await getOffer(s, id);
+    return states.includes(String(r.state)) ? r : undefined;
+  }, timeoutMs);
 /** How many SD-JWT VCs the org has stored. */
 export const credentialCount = async (s: Setup) =>
   ((await expectJson(

@@ -11,10 +11,12 @@ import {
   accept,
   credentialCount,
   events,
+  getOffer,
   type Json,
+  offerAndAccept,
+  offerReaches,
   opts,
   ORG,
-  receive,
   type Setup,
   setup,
   teardown,
@@ -32,11 +34,6 @@ function proofHeaders(s: Setup): jose.ProtectedHeaderParameters[][] {
   });
 }
 
-const getOffer = async (s: Setup, id: string) =>
-  await expectJson(
-    await s.ctx.call("GET", `/orgs/${ORG}/openid4vc/offers/${id}`, { token: s.token }),
-    200,
-  );
 const getCredential = async (s: Setup, id: string) =>
   await expectJson(
     await s.ctx.call("GET", `/orgs/${ORG}/sd-jwt-credentials/${id}`, { token: s.token }),
@@ -52,12 +49,10 @@ Deno.test({
     try {
       const cnfKids: string[] = [];
       for (const issuer of ["ed25519-did-key", "p256-did-jwk"] as const) {
-        const offer = await s.issuer.createOffer({
+        const { offer, out: done } = await offerAndAccept(s, {
           issuer,
           configuration: "IdentityCredentialES256",
         });
-        const rec = await expectJson(await receive(s, offer.offerUri), 201);
-        const done = await expectJson(await accept(s, rec.id as string), 200);
         assert.equal(done.state, "done", String(done.errorMessage));
         await s.issuer.waitForSession(offer.issuanceSessionId, "Completed");
         const [header] = proofHeaders(s).at(-1)!;
@@ -91,9 +86,7 @@ Deno.test({
       assert.ok(!(await agent.text()).includes(String(rec.sealedD)));
 
       // An EdDSA-capable configuration still gets the Ed25519 key.
-      const ed = await s.issuer.createOffer();
-      const edRec = await expectJson(await receive(s, ed.offerUri), 201);
-      assert.equal((await expectJson(await accept(s, edRec.id as string), 200)).state, "done");
+      assert.equal((await offerAndAccept(s)).out.state, "done");
       assert.equal(proofHeaders(s).at(-1)![0]!.alg, "EdDSA");
     } finally {
       await teardown(s);
@@ -107,9 +100,7 @@ Deno.test({
   fn: async () => {
     const s = await setup();
     try {
-      const offer = await s.issuer.createOffer({ issuer: "ed25519-batch" });
-      const rec = await expectJson(await receive(s, offer.offerUri), 201);
-      const done = await expectJson(await accept(s, rec.id as string), 200);
+      const { rec, out: done } = await offerAndAccept(s, { issuer: "ed25519-batch" });
       assert.equal(done.state, "done", String(done.errorMessage));
       assert.equal(proofHeaders(s).at(-1)!.length, 2, "one proof per credential of the batch");
       const ids = done.credentialIds as string[];
@@ -122,15 +113,15 @@ Deno.test({
       }
       assert.equal(await credentialCount(s), 2);
 
-      // One bad credential of a batch refuses the whole batch: nothing stored.
-      s.relay.setMode("flip-signature");
-      const second = await s.issuer.createOffer({ issuer: "ed25519-batch" });
-      const rec2 = await expectJson(await receive(s, second.offerUri), 201);
-      const failed = await expectJson(await accept(s, rec2.id as string), 200);
-      s.relay.setMode("pass");
-      assert.equal(failed.state, "failed");
-      assert.match(String(failed.errorMessage), /credential 1 of 2.*signature/);
-      assert.equal(await credentialCount(s), 2);
+      // One bad credential of a batch, first or last, refuses the whole batch: nothing stored.
+      for (const [which, n] of [["first", 1], ["last", 2]] as const) {
+        s.relay.setMode("flip-signature", which);
+        const { out: failed } = await offerAndAccept(s, { issuer: "ed25519-batch" });
+        s.relay.setMode("pass");
+        assert.equal(failed.state, "failed", `the ${which} credential altered`);
+        assert.match(String(failed.errorMessage), new RegExp(`credential ${n} of 2.*signature`));
+        assert.equal(await credentialCount(s), 2);
+      }
     } finally {
       await teardown(s);
     }
@@ -144,11 +135,9 @@ Deno.test({
   fn: async () => {
     const s = await setup();
     try {
-      const offer = await s.issuer.createOffer({
+      const { offer, rec, out } = await offerAndAccept(s, {
         disclosureFrame: { _sd: ["vct", "given_name", "family_name"] },
       });
-      const rec = await expectJson(await receive(s, offer.offerUri), 201);
-      const out = await expectJson(await accept(s, rec.id as string), 200);
       await s.issuer.waitForSession(offer.issuanceSessionId, "Completed");
       assert.equal(out.state, "failed");
       assert.match(String(out.errorMessage), /vct is selectively disclosable/);
@@ -179,9 +168,7 @@ Deno.test({
     const s = await setup();
     try {
       s.ctx.services.dispatcher.start();
-      const offer = await s.issuer.createOffer({ deferred: { interval: 1 } });
-      const rec = await expectJson(await receive(s, offer.offerUri), 201);
-      const deferred = await expectJson(await accept(s, rec.id as string), 200);
+      const { offer, rec, out: deferred } = await offerAndAccept(s, { deferred: { interval: 1 } });
       assert.equal(deferred.state, "deferred");
       assert.deepEqual(deferred.credentialIds, []);
       await expectJson(await accept(s, rec.id as string), 409);
@@ -189,10 +176,7 @@ Deno.test({
       assert.equal((await getOffer(s, rec.id as string)).state, "deferred");
 
       await s.issuer.deferred(offer.issuanceSessionId, "issue");
-      const done = await waitFor("offer done", async () => {
-        const r = await getOffer(s, rec.id as string);
-        return r.state === "done" ? r : undefined;
-      });
+      const done = await offerReaches(s, rec.id as string, ["done"]);
       const ids = done.credentialIds as string[];
       assert.equal(ids.length, 1);
       const cred = await getCredential(s, ids[0]!);
@@ -204,14 +188,10 @@ Deno.test({
         "done",
       ]);
 
-      const denied = await s.issuer.createOffer({ deferred: { interval: 1 } });
-      const rec2 = await expectJson(await receive(s, denied.offerUri), 201);
-      assert.equal((await expectJson(await accept(s, rec2.id as string), 200)).state, "deferred");
-      await s.issuer.deferred(denied.issuanceSessionId, "deny");
-      const failed = await waitFor("offer failed", async () => {
-        const r = await getOffer(s, rec2.id as string);
-        return r.state === "failed" ? r : undefined;
-      });
+      const denied = await offerAndAccept(s, { deferred: { interval: 1 } });
+      assert.equal(denied.out.state, "deferred");
+      await s.issuer.deferred(denied.offer.issuanceSessionId, "deny");
+      const failed = await offerReaches(s, denied.rec.id as string, ["failed"]);
       assert.match(String(failed.errorMessage), /credential_request_denied/);
       assert.equal(await credentialCount(s), 1);
     } finally {
@@ -230,9 +210,8 @@ Deno.test({
     const env = { SECRETS_KEY: randomSecretsKey() };
     const s = await setup({ kvPath, env });
     try {
-      const offer = await s.issuer.createOffer({ deferred: { interval: 1 } });
-      const rec = await expectJson(await receive(s, offer.offerUri), 201);
-      assert.equal((await expectJson(await accept(s, rec.id as string), 200)).state, "deferred");
+      const { offer, rec, out } = await offerAndAccept(s, { deferred: { interval: 1 } });
+      assert.equal(out.state, "deferred");
       await s.ctx.close(); // the first process ends before any poll
       const polls: string[] = [];
       const restarted = await createTestContext({ kvPath, env, idp: s.ctx.idp });
@@ -243,10 +222,7 @@ Deno.test({
       assert.equal(polls.length, 1, "one poll is scheduled in KV");
       await s.issuer.deferred(offer.issuanceSessionId, "issue");
       restarted.services.dispatcher.start();
-      const done = await waitFor("offer done after the restart", async () => {
-        const r = await getOffer(s, rec.id as string);
-        return r.state === "done" ? r : undefined;
-      });
+      const done = await offerReaches(s, rec.id as string, ["done"]);
       assert.equal((done.credentialIds as string[]).length, 1);
     } finally {
       await teardown(s);
@@ -263,28 +239,23 @@ Deno.test({
     const s = await setup({}, { accessTokenSeconds: 2 });
     try {
       s.ctx.services.dispatcher.start();
-      const offer = await s.issuer.createOffer({ deferred: { interval: 3 }, refreshTokens: true });
-      const rec = await expectJson(await receive(s, offer.offerUri), 201);
-      assert.equal((await expectJson(await accept(s, rec.id as string), 200)).state, "deferred");
+      const { offer, rec, out } = await offerAndAccept(s, {
+        deferred: { interval: 3 },
+        refreshTokens: true,
+      });
+      assert.equal(out.state, "deferred");
       await polled(s, offer.issuanceSessionId, 1); // at 3 s: the 2 s token was renewed first
       await s.issuer.deferred(offer.issuanceSessionId, "issue");
-      const done = await waitFor("offer done", async () => {
-        const r = await getOffer(s, rec.id as string);
-        return r.state === "done" || r.state === "failed" ? r : undefined;
-      }, 20_000);
+      const done = await offerReaches(s, rec.id as string, ["done", "failed"], 20_000);
       assert.equal(done.state, "done", String(done.errorMessage));
       const refreshes = s.relay.posts.filter((p) =>
         p.path.endsWith("/token") && p.body.includes("grant_type=refresh_token")
       );
       assert.ok(refreshes.length >= 1, "the access token was renewed");
 
-      const plain = await s.issuer.createOffer({ deferred: { interval: 3 } });
-      const rec2 = await expectJson(await receive(s, plain.offerUri), 201);
-      assert.equal((await expectJson(await accept(s, rec2.id as string), 200)).state, "deferred");
-      const failed = await waitFor("offer failed", async () => {
-        const r = await getOffer(s, rec2.id as string);
-        return r.state === "failed" ? r : undefined;
-      }, 20_000);
+      const plain = await offerAndAccept(s, { deferred: { interval: 3 } });
+      assert.equal(plain.out.state, "deferred");
+      const failed = await offerReaches(s, plain.rec.id as string, ["failed"], 20_000);
       assert.match(String(failed.errorMessage), /did not deliver the deferred credential/);
     } finally {
       await teardown(s);

@@ -6,7 +6,7 @@
  * Needs `npm ci --ignore-scripts` in `tests/interop/oid4vc_peer` to have run once.
  */
 
-import { nodeExecutable, spawnNodePeer } from "./node_peer.ts";
+import { runNodeScript, spawnNodePeer } from "./node_peer.ts";
 
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
 
@@ -254,38 +254,13 @@ export async function startOid4vcIssuer(
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
-    holderTiming: async (n = 10, issuer = "ed25519-did-key", binding = "jwk") => {
-      const out = await new Deno.Command(nodeExecutable(options), {
-        args: [
-          new URL("holder_timing.mjs", PEER_DIR).pathname,
-          controlUrl,
-          String(n),
-          issuer,
-          binding,
-        ],
-        cwd: PEER_DIR.pathname,
-        env: { CREDO_LOG: options.logLevel ?? "warn" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const stdout = new TextDecoder().decode(out.stdout).trim();
-      const line = stdout.split("\n").findLast((l) => l.startsWith("{"));
-      if (!line) {
-        throw new Error(
-          `holder_timing.mjs failed (exit ${out.code}):\n${new TextDecoder().decode(out.stderr)}`,
-        );
-      }
-      const result = JSON.parse(line) as Oid4vcHolderTiming;
-      if (!out.success) {
-        throw new Error(
-          `holder_timing.mjs: ${result.failures} failure(s):\n${
-            new TextDecoder().decode(out.stderr)
-          }`,
-        );
-      }
-      return result;
-    },
+    holderTiming: (n = 10, issuer = "ed25519-did-key", binding = "jwk") =>
+      runNodeScript<Oid4vcHolderTiming>(options, PEER_DIR, "holder_timing.mjs", [
+        controlUrl,
+        String(n),
+        issuer,
+        binding,
+      ]),
     logs: () => node.logs(),
     close: () => node.close(controlUrl),
   };

@@ -2,12 +2,15 @@
  * A relay between this service and the Credo OpenID4VCI issuer: a real local HTTP server that
  * forwards every request to the issuer, keeps the bodies of the holder's POST requests (to read
  * the proofs it sent), and can alter the credential in transit (flip a disclosure, or the
- * signature), or stop answering (the issuer is down). The issuer publishes the relay's origin as
+ * signature, of the first or the last credential of a batch), or stop answering (the issuer is down). The issuer publishes the relay's origin as
  * its own, so every URL the holder follows goes through it.
  */
 import { serveLocal } from "../support/context.ts";
 
 export type RelayMode = "pass" | "flip-disclosure" | "flip-signature";
+
+/** Which credential of a batch answer (`credentials`) is altered. */
+export type RelayTarget = "first" | "last";
 
 const enc = new TextEncoder();
 const b64u = (s: string) =>
@@ -37,6 +40,7 @@ export function tamper(compact: string, mode: Exclude<RelayMode, "pass">): strin
 /** Starts a relay on a free port (or `port`) to `target` (an origin). */
 export function startRelay(target: string, port = 0) {
   let mode: RelayMode = "pass";
+  let altered: RelayTarget = "first";
   const tampered: string[] = [];
   const posts: { path: string; body: string }[] = [];
   const handler = async (req: Request) => {
@@ -55,7 +59,8 @@ export function startRelay(target: string, port = 0) {
     if (mode !== "pass" && res.ok && /credential$/.test(url.pathname) && req.method === "POST") {
       const json = JSON.parse(body);
       if (Array.isArray(json.credentials)) {
-        json.credentials[0].credential = tamper(json.credentials[0].credential, mode);
+        const one = json.credentials[altered === "first" ? 0 : json.credentials.length - 1];
+        one.credential = tamper(one.credential, mode);
       } else json.credential = tamper(json.credential, mode);
       body = JSON.stringify(json);
       tampered.push(url.pathname);
@@ -75,8 +80,10 @@ export function startRelay(target: string, port = 0) {
     tampered,
     /** Every request body the holder sent, in order. */
     posts,
-    setMode(m: RelayMode) {
+    /** Alters credentials from now on (`which`: the first or the last of a batch). */
+    setMode(m: RelayMode, which: RelayTarget = "first") {
       mode = m;
+      altered = which;
     },
     /** Stops answering: the port is closed. */
     async down() {

@@ -13,7 +13,9 @@ import {
   accept,
   credentialCount,
   events,
+  getOffer,
   type Json,
+  offerAndAccept,
   opts,
   ORG,
   receive,
@@ -112,9 +114,7 @@ Deno.test({
     const s = await setup();
     try {
       for (const version of ["v1.draft15", "v1.draft11-14"] as const) {
-        const offer = await s.issuer.createOffer({ version });
-        const rec = await expectJson(await receive(s, offer.offerUri), 201);
-        const done = await expectJson(await accept(s, rec.id as string), 200);
+        const { offer, out: done } = await offerAndAccept(s, { version });
         assert.equal(done.state, "done", `${version}: ${done.errorMessage}`);
         const session = await s.issuer.waitForSession(offer.issuanceSessionId, "Completed");
         assert.equal(session.openId4VciVersion, version);
@@ -141,18 +141,15 @@ Deno.test({
       const spent = await expectJson(await receive(s, offer.offerUri), 201);
       const refused = await expectJson(await accept(s, spent.id as string), 502);
       assert.match(JSON.stringify(refused), /invalid_grant/);
-      const after = await expectJson(
-        await s.ctx.call("GET", `/orgs/${ORG}/openid4vc/offers/${spent.id}`, { token: s.token }),
-        200,
-      );
+      const after = await getOffer(s, spent.id as string);
       assert.equal(after.state, "offer-received");
       assert.equal(await credentialCount(s), 1);
 
       // A credential larger than one KV value (64 KiB) is stored in parts and read back whole.
       const portrait = "data:image/png;base64," + "iVBORw0KGgo".repeat(15_000);
-      const big = await s.issuer.createOffer({ claims: { given_name: "Erika", portrait } });
-      const bigRec = await expectJson(await receive(s, big.offerUri), 201);
-      const bigDone = await expectJson(await accept(s, bigRec.id as string), 200);
+      const { out: bigDone } = await offerAndAccept(s, {
+        claims: { given_name: "Erika", portrait },
+      });
       assert.equal(bigDone.state, "done", String(bigDone.errorMessage));
       const stored = await expectJson(
         await s.ctx.call(
@@ -184,10 +181,7 @@ Deno.test({
       await s.relay.down();
       const down = await expectJson(await accept(s, rec.id as string), 502);
       assert.match(JSON.stringify(down), /could not be reached/);
-      const same = await expectJson(
-        await s.ctx.call("GET", `/orgs/${ORG}/openid4vc/offers/${rec.id}`, { token: s.token }),
-        200,
-      );
+      const same = await getOffer(s, rec.id as string);
       assert.deepEqual(same, rec);
       s.relay.up();
       assert.equal((await expectJson(await accept(s, rec.id as string), 200)).state, "done");

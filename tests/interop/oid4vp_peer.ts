@@ -4,7 +4,7 @@
  * Spawns it with Node.js on free 127.0.0.1 ports, waits for its `READY {...}` line and wraps its
  * JSON control API.
  */
-import { nodeExecutable, spawnNodePeer } from "./node_peer.ts";
+import { runNodeScript, spawnNodePeer } from "./node_peer.ts";
 
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
 
@@ -139,28 +139,12 @@ export async function startOid4vpVerifier(
     up: async () => {
       await api("POST", "/up");
     },
-    holderTiming: async (issuerControlUrl, n) => {
-      const out = await new Deno.Command(nodeExecutable(options), {
-        args: [
-          new URL("vp_holder_timing.mjs", PEER_DIR).pathname,
-          issuerControlUrl,
-          controlUrl,
-          String(n),
-        ],
-        cwd: PEER_DIR.pathname,
-        env: { CREDO_LOG: options.logLevel ?? "warn" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const line = new TextDecoder().decode(out.stdout).trim().split("\n").findLast((l) =>
-        l.startsWith("{")
-      );
-      if (!line || !out.success) {
-        throw new Error(`vp_holder_timing.mjs failed:\n${new TextDecoder().decode(out.stderr)}`);
-      }
-      return JSON.parse(line) as CredoHolderTiming;
-    },
+    holderTiming: (issuerControlUrl, n) =>
+      runNodeScript<CredoHolderTiming>(options, PEER_DIR, "vp_holder_timing.mjs", [
+        issuerControlUrl,
+        controlUrl,
+        String(n),
+      ]),
     logs: () => node.logs(),
     close: () => node.close(controlUrl),
   };

@@ -126,3 +126,41 @@ Deno.test("a credential with an issuer context from JSONLD_CONTEXT_ALLOW is pres
     await server.shutdown();
   }
 });
+
+Deno.test("accept-request of a credential whose context cannot be loaded now: 409 naming the context and JSONLD_CONTEXT_ALLOW when it is not allowed, 502 when its host is down; nothing sent", async () => {
+  const vocab = { "@context": { nick: "https://example.org/vocab#nick" } };
+  // A host that is down: a port that was just free.
+  const probe = Deno.listen({ port: 0, hostname: "127.0.0.1" });
+  const base = `http://127.0.0.1:${(probe.addr as Deno.NetAddr).port}/`;
+  probe.close();
+  const url = `${base}vocab/v1`;
+  for (
+    const [env, status, says] of [
+      [{}, 409, "JSONLD_CONTEXT_ALLOW"],
+      [{ JSONLD_CONTEXT_ALLOW: base }, 502, "could not be fetched"],
+    ] as const
+  ) {
+    const ctx = await createProofContext({ env });
+    try {
+      // Stored while the context could be read (the loader of the issuer that signed it).
+      const loader = createDocumentLoader({ contexts: new Map([[url, vocab]]) });
+      await ctx.store({ name: "Alice", nick: "Ally" }, { contexts: [url], documentLoader: loader });
+      const req = requestMessage(definition(["nick", "$.credentialSubject.nick"]), {
+        challenge: "c-gone",
+      });
+      await ctx.receive(req);
+      const rec = await proofOf(ctx, req["@id"]);
+      const res = await ctx.call("POST", "/proofs/accept-request", {
+        token: ctx.member,
+        body: { proofRecordId: rec.id },
+      });
+      const body = await expectJson(res, status);
+      assert.match(String(body.message), new RegExp(url.replaceAll(".", "\\.")));
+      assert.match(String(body.message), new RegExp(says));
+      assert.equal((await proofOf(ctx, req["@id"])).state, "request-received");
+      assert.deepEqual(sentOn(await ctx.flush(), req["@id"], "presentation"), []);
+    } finally {
+      await ctx.close();
+    }
+  }
+});

@@ -6,22 +6,14 @@
  * in the README to `tests/web/screenshots/`.
  */
 import assert from "node:assert/strict";
-import { type Browser, launchBrowser, type Page } from "./puppeteer.ts";
+import { type Browser, launchBrowser, type Page, type PageElement } from "./puppeteer.ts";
 
 /**
  * The few browser globals the page callbacks below use, typed here: the DOM library is not part of
  * this Deno program (it would change the types of every other file). Callbacks run in the page,
- * where `globalThis` is the window.
+ * where `globalThis` is the window. An element is puppeteer.ts's {@link PageElement}.
  */
-export interface El {
-  id: string;
-  tagName: string;
-  innerText: string;
-  textContent: string | null;
-  value: string;
-  getAttribute(name: string): string | null;
-  blur(): void;
-}
+export type El = PageElement;
 export interface Win {
   document: {
     activeElement: El | null;
@@ -98,8 +90,7 @@ export function watch(page: Page) {
   return { errors, answered4xx, requests };
 }
 
-export const text = (page: Page, sel: string) =>
-  page.$eval(sel, (e) => (e as unknown as El).innerText.trim());
+export const text = (page: Page, sel: string) => page.$eval(sel, (e) => e.innerText.trim());
 
 /**
  * Clicks the button labelled `label` inside `scope`, found and clicked in one step in the page:

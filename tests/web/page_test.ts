@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "./puppeteer.ts";
-import { clickLabeled, type El, ignore, launch, shot, text, watch, type Win } from "./browser.ts";
+import { clickLabeled, ignore, launch, shot, text, watch, type Win } from "./browser.ts";
 import { configureAgent, servedContext } from "../didcomm/helpers.ts";
 import { didHost, json, webDoc } from "../did/did_host.ts";
 import { plcDirectory } from "../did/plc_directory.ts";
@@ -101,12 +101,12 @@ Deno.test({
       }
 
       // An invalid DID gives a readable error.
-      await page.$eval("#did", (e) => ((e as unknown as El).value = ""));
+      await page.$eval("#did", (e) => (e.value = ""));
       await page.type("#did", "did:key:notakey");
       const bad = await resolved(page, () => page.keyboard.press("Enter"));
       assert.match(bad.status, /^400/);
       assert.match(bad.error, /^invalidDid: .{10,}/);
-      await page.$eval("#did", (e) => ((e as unknown as El).value = ""));
+      await page.$eval("#did", (e) => (e.value = ""));
       await page.type("#did", "hello world");
       const notDid = await resolved(page, () => page.keyboard.press("Enter"));
       assert.match(notDid.status, /^400/);
@@ -187,7 +187,7 @@ Deno.test({
       await page.keyboard.press("Enter");
       await page.waitForSelector("#console:not([hidden])");
       await page.waitForSelector("#deliveries li[data-status]");
-      assert.equal(await page.$eval("#token", (e) => (e as unknown as El).value), "");
+      assert.equal(await page.$eval("#token", (e) => e.value), "");
       assert.match(await text(page, "#who"), /alice.*org-a/);
       assert.deepEqual(await page.$$eval("#org option", (os) => os.map((o) => o.textContent)), [
         "org-a",

@@ -9,7 +9,7 @@ import { EVENT_CATALOGUE, EVENT_TYPES, type EventType } from "../../src/webhooks
 import { expectJson, serveLocal } from "../support/context.ts";
 import { pendingOutbox } from "../support/outbox.ts";
 import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
-import { invitationTo } from "../didcomm/helpers.ts";
+import { configureAgent, invitationTo } from "../didcomm/helpers.ts";
 import { adminToken, receiver, register, sendTest, webhookContext } from "./helpers.ts";
 import { createProofContext, definition, requestMessage } from "../proofs/helpers.ts";
 import type { OutboxMessage } from "../../src/outbox/mod.ts";
@@ -91,17 +91,7 @@ Deno.test("the events the service sends match their catalogue schema (agent, web
   try {
     await register(ctx, "org-a", rx.hook);
     const owner = await adminToken(ctx, { "org-a": ["owner"] });
-    await expectJson(
-      await ctx.call("POST", "/orgs/org-a/agents/configure", {
-        token: owner,
-        body: {
-          walletName: "Agent",
-          agentEndpoint: "http://127.0.0.1:9/didcomm",
-          apiKey: "k".repeat(32),
-        },
-      }),
-      201,
-    );
+    await configureAgent(ctx, "org-a", "http://127.0.0.1:9/didcomm");
     await expectJson(
       await ctx.call("PATCH", "/orgs/org-a/agents", {
         token: owner,
@@ -156,17 +146,7 @@ Deno.test("an OpenID4VP request's presentation.state_changed event matches its c
   const ctx = await webhookContext();
   try {
     const owner = await adminToken(ctx, { "org-a": ["owner"] });
-    await expectJson(
-      await ctx.call("POST", "/orgs/org-a/agents/configure", {
-        token: owner,
-        body: {
-          walletName: "Agent",
-          agentEndpoint: "http://127.0.0.1:9/didcomm",
-          apiKey: "k".repeat(32),
-        },
-      }),
-      201,
-    );
+    await configureAgent(ctx, "org-a", "http://127.0.0.1:9/didcomm");
     // An unsigned request by value (redirect_uri: prefix): nothing is fetched.
     const responseUri = "https://verifier.example/cb";
     const query = new URLSearchParams({

@@ -6,7 +6,8 @@
  * @module
  */
 import * as vc from "@digitalbazaar/vc";
-import { createDocumentLoader } from "./document_loader.ts";
+import { AppError, conflict } from "../../errors.ts";
+import { createDocumentLoader, JsonLdLoaderError } from "./document_loader.ts";
 import { createSigningSuite, type LdProofSuiteName, type LdSigningKeyPair } from "./suite.ts";
 import type { DocumentLoader } from "./types.ts";
 
@@ -26,19 +27,40 @@ export interface SignPresentationOptions {
 
 /**
  * Adds an `authentication` proof to `presentation` (not mutated) with `@digitalbazaar/vc`
- * `signPresentation`. Throws when the key pair is inconsistent or a context is not available.
+ * `signPresentation`. Throws when the key pair is inconsistent; a context that cannot be loaded
+ * (a stored credential on a context the service no longer allows, or whose host is down) is the
+ * caller's answer, not a failure of ours: 409 naming the context and `JSONLD_CONTEXT_ALLOW`, or
+ * 502 when its host could not be reached.
  */
 export async function signPresentation(
   presentation: object,
   options: SignPresentationOptions,
 ): Promise<Record<string, unknown> & { proof: Record<string, unknown> }> {
   const suite = await createSigningSuite(options.keyPair, options.suite, options.date);
-  const signed: unknown = await vc.signPresentation({
-    presentation: structuredClone(presentation),
-    suite,
-    challenge: options.challenge,
-    ...(options.domain !== undefined ? { domain: options.domain } : {}),
-    documentLoader: options.documentLoader ?? createDocumentLoader(),
-  });
+  let signed: unknown;
+  try {
+    signed = await vc.signPresentation({
+      presentation: structuredClone(presentation),
+      suite,
+      challenge: options.challenge,
+      ...(options.domain !== undefined ? { domain: options.domain } : {}),
+      documentLoader: options.documentLoader ?? createDocumentLoader(),
+    });
+  } catch (err) {
+    const refused = loaderErrorIn(err);
+    if (refused === undefined) throw err;
+    const message = `The presentation cannot be signed: ${refused.message}`;
+    throw refused.code === "context_unavailable"
+      ? new AppError("bad_gateway", 502, message, { cause: err })
+      : conflict(message);
+  }
   return signed as Record<string, unknown> & { proof: Record<string, unknown> };
+}
+
+/** The document loader's refusal behind `err` (`jsonld` wraps it as a cause, or in `details`). */
+function loaderErrorIn(err: unknown, depth = 0): JsonLdLoaderError | undefined {
+  if (err instanceof JsonLdLoaderError) return err;
+  if (depth > 5 || typeof err !== "object" || err === null) return undefined;
+  const e = err as { cause?: unknown; details?: { cause?: unknown } };
+  return loaderErrorIn(e.cause, depth + 1) ?? loaderErrorIn(e.details?.cause, depth + 1);
 }

@@ -5,8 +5,10 @@
 //   servedFromCache is the service's own answer; redirects are not followed (they may lead
 //   to other hosts).
 
+import { credentialOffers } from "./offers.js";
 import { presentationRequests } from "./presentations.js";
 import { proofRequests } from "./proofs.js";
+import { resolver } from "./resolver.js";
 
 let token = "";
 
@@ -68,124 +70,7 @@ function problem(res, body) {
   return `${res.status} ${res.statusText || ""}${msg ? `: ${msg}` : ""}`.trim();
 }
 
-// ---------------------------------------------------------------------------------------------
-// Resolver
-
-/** True when the input is a DID URL (path, query or fragment after the DID). */
-function isDidUrl(s) {
-  return /[?#]/.test(s) || /^did:[a-z0-9]+:[^/]*\//.test(s);
-}
-
-/** The request path: `?` and `#` are sent percent-encoded, the rest as written. */
-function pathFor(prefix, input) {
-  return prefix + input.replace(/[?#\s]/g, (c) => encodeURIComponent(c));
-}
-
-async function resolve(input) {
-  const did = input.trim();
-  if (!did) return;
-  const prefix = document.querySelector('input[name="api"]:checked').value;
-  const button = $("resolve");
-  button.disabled = true;
-  $("r-live").textContent = "Resolving…";
-  const accept = isDidUrl(did) ? "application/did-url-dereferencing" : "application/did-resolution";
-  const t0 = performance.now();
-  let res;
-  try {
-    res = await api(pathFor(prefix, did), { headers: { accept } });
-  } catch (err) {
-    showResult({ status: "network error", error: String(err.message ?? err) });
-    button.disabled = false;
-    return;
-  }
-  const ms = performance.now() - t0;
-  button.disabled = false;
-  if (res.type === "opaqueredirect") {
-    showResult({
-      status: "303 See Other",
-      ms,
-      note: "The DID URL selects a service endpoint; the service answered with a redirect to " +
-        "it, which this page does not follow.",
-    });
-    return;
-  }
-  const body = await jsonOf(res);
-  const meta = body?.didResolutionMetadata ?? body?.dereferencingMetadata ?? {};
-  const doc = body?.didDocument !== undefined ? body.didDocument : body?.contentStream;
-  const rest = {};
-  for (const [k, v] of Object.entries(body ?? {})) {
-    if (k !== "didDocument" && k !== "contentStream") rest[k] = v;
-  }
-  showResult({
-    status: `${res.status} ${res.statusText || ""}`.trim(),
-    ms,
-    cache: meta.servedFromCache,
-    type: res.headers.get("content-type") ?? "",
-    error: res.ok
-      ? undefined
-      : (meta.error ? `${meta.error}: ${meta.message ?? ""}` : problem(res, body)),
-    doc,
-    meta: rest,
-  });
-}
-
-function showResult(r) {
-  $("result").hidden = false;
-  $("r-status").textContent = r.status;
-  $("r-time").textContent = r.ms === undefined ? "–" : `${r.ms.toFixed(1)} ms`;
-  $("r-cache").textContent = r.cache === undefined ? "–" : String(r.cache);
-  $("r-type").textContent = r.type || "–";
-  $("r-error").textContent = r.error ?? r.note ?? "";
-  $("r-error").className = r.error ? "error" : "muted";
-  $("r-doc").textContent = r.doc === undefined || r.doc === null
-    ? "(none)"
-    : JSON.stringify(r.doc, null, 2);
-  $("r-meta").textContent = r.meta ? JSON.stringify(r.meta, null, 2) : "";
-  $("r-live").textContent = `Done: ${r.status}`;
-}
-
-async function loadExamples() {
-  const list = $("examples");
-  list.replaceChildren();
-  let res;
-  try {
-    res = await api("/1.0/testIdentifiers");
-  } catch {
-    $("examples-note").textContent = "Examples could not be loaded.";
-    return;
-  }
-  const body = await jsonOf(res);
-  if (!res.ok) {
-    $("examples-note").textContent = res.status === 401
-      ? "Paste a token above to load an example for every method."
-      : `Examples could not be loaded (${problem(res, body)}).`;
-    return;
-  }
-  $("examples-note").textContent = "";
-  for (const [method, dids] of Object.entries(body ?? {})) {
-    const did = dids[0];
-    if (!did) continue;
-    list.append(el("li", {}, exampleButton(`did:${method}`, did)));
-    // A DID URL too: the first verification method of a did:key, by its fragment.
-    if (method === "key") {
-      const frag = did.slice("did:key:".length);
-      list.append(el("li", {}, exampleButton("did:key verification method", `${did}#${frag}`)));
-    }
-  }
-}
-
-function exampleButton(label, did) {
-  return el("button", {
-    type: "button",
-    title: did,
-    "data-did": did,
-    text: label,
-    onclick: () => {
-      $("did").value = did;
-      resolve(did);
-    },
-  });
-}
+const resolution = resolver({ api, jsonOf, el, problem });
 
 // ---------------------------------------------------------------------------------------------
 // Token and console
@@ -195,7 +80,7 @@ async function useToken(value) {
   $("token").value = "";
   $("who").textContent = "";
   $("console").hidden = true;
-  await loadExamples();
+  await resolution.loadExamples();
   if (!token) return;
   const res = await api("/me");
   const me = await jsonOf(res);
@@ -236,7 +121,7 @@ function forget() {
   ) {
     $(id).replaceChildren();
   }
-  loadExamples();
+  resolution.loadExamples();
 }
 
 const org = () => $("org").value;
@@ -250,8 +135,8 @@ async function loadConsole() {
     loadDeliveries(),
     loadConnections(),
     loadExchanges(),
-    loadOffers(),
-    loadSdJwtCredentials(),
+    offers.load(),
+    offers.loadCredentials(),
     presentations.load(),
     loadProofs(),
   ]);
@@ -418,103 +303,7 @@ async function loadExchanges() {
   }));
 }
 
-async function loadOffers() {
-  const list = $("oid4vc-offers");
-  const res = await api(`/orgs/${q(org())}/openid4vc/offers?limit=20`);
-  const page = await jsonOf(res);
-  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-  if (!page.data.length) {
-    return list.replaceChildren(el("li", { class: "muted", text: "No OpenID4VCI offers yet." }));
-  }
-  list.replaceChildren(...page.data.map((x) => {
-    const item = el(
-      "li",
-      { "data-offer": x.id },
-      facts([
-        ["State", x.state],
-        ["Issuer", x.issuerName ? `${x.issuerName} (${x.credentialIssuer})` : x.credentialIssuer],
-        ["Credentials", x.credentialConfigurationIds.join(", ")],
-        ["Updated", x.updatedAt],
-        ["Error", x.errorMessage],
-      ]),
-    );
-    if (x.state !== "offer-received") return item;
-    const base = `/orgs/${q(org())}/openid4vc/offers/${q(x.id)}`;
-    const actions = el("div", { class: "actions" });
-    const tx = el("input", {
-      type: "text",
-      "aria-label": "Transaction code",
-      placeholder: "Transaction code",
-      autocomplete: "off",
-    });
-    if (x.txCodeRequired) actions.append(tx);
-    const reload = () => Promise.all([loadOffers(), loadSdJwtCredentials()]);
-    actions.append(
-      el("button", {
-        type: "button",
-        text: "Accept offer",
-        onclick: (ev) =>
-          act(
-            ev.currentTarget,
-            `${base}/accept`,
-            x.txCodeRequired ? { txCode: tx.value } : {},
-            reload,
-          ),
-      }),
-      el("button", {
-        type: "button",
-        class: "secondary",
-        text: "Decline",
-        onclick: (ev) => act(ev.currentTarget, `${base}/decline`, {}, loadOffers),
-      }),
-    );
-    item.append(actions);
-    return item;
-  }));
-}
-
-async function loadSdJwtCredentials() {
-  const list = $("sd-jwt-credentials");
-  const res = await api(`/orgs/${q(org())}/sd-jwt-credentials?limit=20`);
-  const page = await jsonOf(res);
-  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-  if (!page.data.length) {
-    return list.replaceChildren(el("li", { class: "muted", text: "No SD-JWT credentials yet." }));
-  }
-  const hidden = new Set(["iss", "vct", "iat", "cnf", "nbf", "exp", "status"]);
-  const show = (v) => typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
-  list.replaceChildren(...page.data.map((x) =>
-    el(
-      "li",
-      { "data-sd-jwt": x.id },
-      facts([
-        ["Type", x.vct],
-        ["Issuer", x.issuer],
-        [
-          "Claims",
-          Object.entries(x.claims).filter(([k]) => !hidden.has(k)).map(([k, v]) =>
-            `${k}=${show(v)}`
-          )
-            .join(", "),
-        ],
-        ["Received", x.createdAt],
-      ]),
-    )
-  ));
-}
-
-async function receiveOffer() {
-  const uri = $("offer-uri").value.trim();
-  if (!uri) return;
-  const res = await api(`/orgs/${q(org())}/openid4vc/offers`, {
-    method: "POST",
-    body: { credentialOffer: uri },
-  });
-  const out = await jsonOf(res);
-  $("console-msg").textContent = res.ok ? "Offer received." : problem(res, out);
-  if (res.ok) $("offer-uri").value = "";
-  await loadOffers();
-}
+const offers = credentialOffers({ api, jsonOf, el, facts, problem, act, org, q });
 
 const presentations = presentationRequests({ api, jsonOf, el, facts, problem, act, org, q });
 
@@ -539,7 +328,7 @@ async function act(button, path, body, reload) {
 document.addEventListener("DOMContentLoaded", () => {
   $("resolve-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    resolve($("did").value);
+    resolution.resolve($("did").value);
   });
   $("token-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -549,12 +338,12 @@ document.addEventListener("DOMContentLoaded", () => {
   $("refresh").addEventListener("click", loadConsole);
   $("offer-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    receiveOffer();
+    offers.receive();
   });
   $("vp-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     receivePresentationRequest();
   });
   $("org").addEventListener("change", loadConsole);
-  loadExamples();
+  resolution.loadExamples();
 });

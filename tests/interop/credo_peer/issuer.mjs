@@ -3,9 +3,9 @@
 // Usage: node issuer.mjs [--didcomm-port N] [--control-port N]   (0 / absent = free port)
 // Prints exactly one stdout line when ready: READY {"didcommPort":..,"controlPort":..,...}
 // Everything else (Credo logs, errors) goes to stderr. All sockets bind 127.0.0.1.
-import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import { RecordNotFoundError } from "@credo-ts/core";
+import { serveControlApi } from "../peer_lib/control_server.mjs";
 import { createControlApi } from "./lib/control_api.mjs";
 import { createCredoAgent } from "./lib/credo_agent.mjs";
 
@@ -55,44 +55,21 @@ const handle = createControlApi({
   shutdown,
 });
 
-async function readJson(req) {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text.trim() === "" ? {} : JSON.parse(text);
-}
-
-server = createServer(async (req, res) => {
-  let status = 500;
-  let body;
-  try {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const result = await handle(
-      req.method ?? "GET",
-      url.pathname,
-      await readJson(req),
-      url.searchParams,
-    );
-    status = result.status;
-    body = result.body;
-  } catch (error) {
-    status = error instanceof RecordNotFoundError ? 404 : error instanceof SyntaxError ? 400 : 500;
-    body = { error: error instanceof Error ? error.message : String(error) };
-    if (status === 500) console.error("control API error", error);
-  }
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-});
-server.listen(Number(values["control-port"]), "127.0.0.1", () => {
-  const ready = {
-    didcommPort,
-    controlPort: server.address().port,
-    endpoint,
-    issuerDid,
-    startupMs: Math.round(performance.now()), // since process start, imports included
-    rssMb: Math.round(process.memoryUsage().rss / 1048576),
-  };
-  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+server = serveControlApi({
+  port: Number(values["control-port"]),
+  handle,
+  isNotFound: (error) => error instanceof RecordNotFoundError,
+  onListening: (server) => {
+    const ready = {
+      didcommPort,
+      controlPort: server.address().port,
+      endpoint,
+      issuerDid,
+      startupMs: Math.round(performance.now()), // since process start, imports included
+      rssMb: Math.round(process.memoryUsage().rss / 1048576),
+    };
+    process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  },
 });
 
 process.on("SIGTERM", shutdown);

@@ -8,7 +8,7 @@
 // (proof with a fresh holder key) → sdJwtVc.store. Prints ONE JSON line on stdout:
 //   {"n":..,"issuer":..,"binding":..,"medianMs":..,"timingsMs":[..],"steps":[..],"sample":..}
 import { DidJwk, DidKey, Kms } from "@credo-ts/core";
-import { createOid4vcAgent, loopbackOnlyFetch } from "./lib/agent.mjs";
+import { controlPost, createOid4vcAgent, loopbackOnlyFetch } from "./lib/agent.mjs";
 
 const [controlUrl, nArg = "10", issuerArg = "ed25519-did-key", binding = "jwk"] = process.argv
   .slice(2);
@@ -25,17 +25,6 @@ const kinds = issuerArg === "all"
 
 const agent = await createOid4vcAgent({ fetch: loopbackOnlyFetch });
 const holder = agent.openid4vc.holder;
-
-async function control(path, body) {
-  const res = await fetch(new URL(path, controlUrl), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body ?? {}),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`control ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Creates a fresh holder key with the first algorithm the issuer accepts for proofs. */
 async function credentialBindingResolver({ proofTypes }) {
@@ -60,7 +49,7 @@ let sample;
 let failures = 0;
 for (let i = 0; i < n; i++) {
   const issuer = kinds[i % kinds.length];
-  const offer = await control("/offers", { issuer });
+  const offer = await controlPost(controlUrl, "/offers", { issuer });
   try {
     const t0 = performance.now();
     const resolved = await holder.resolveCredentialOffer(offer.offerUri);

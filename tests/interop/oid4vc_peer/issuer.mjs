@@ -5,13 +5,13 @@
 // Prints exactly one stdout line when ready:
 //   READY {"issuerBaseUrl":..,"controlUrl":..,"issuers":{..},...}
 // Everything else (Credo logs, errors) goes to stderr. All sockets bind 127.0.0.1.
-import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import { ClaimFormat, RecordNotFoundError } from "@credo-ts/core";
 import { OpenId4VcIssuanceSessionState } from "@credo-ts/openid4vc";
 import { Oauth2ErrorCodes, Oauth2ServerErrorResponseError } from "@openid4vc/oauth2";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import express from "express";
+import { serveControlApi } from "../peer_lib/control_server.mjs";
 import { createOid4vcAgent } from "./lib/agent.mjs";
 import { createStatusLists } from "./lib/status_lists.mjs";
 
@@ -370,39 +370,23 @@ async function shutdown() {
   process.exit(0);
 }
 
-async function readJson(req) {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text.trim() === "" ? {} : JSON.parse(text);
-}
-
-const controlServer = createServer(async (req, res) => {
-  let status = 500;
-  let body;
-  try {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    ({ status, body } = await handle(req.method ?? "GET", url.pathname, await readJson(req)));
-  } catch (error) {
-    status = error instanceof RecordNotFoundError ? 404 : error instanceof SyntaxError ? 400 : 500;
-    body = { error: error instanceof Error ? error.message : String(error) };
-    if (status === 500) console.error("control API error", error);
-  }
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-});
-controlServer.listen(Number(values["control-port"]), "127.0.0.1", () => {
-  const ready = {
-    issuerBaseUrl,
-    controlUrl: `http://127.0.0.1:${controlServer.address().port}`,
-    port,
-    controlPort: controlServer.address().port,
-    issuers,
-    sessionStates: Object.values(OpenId4VcIssuanceSessionState),
-    startupMs: Math.round(performance.now()),
-    rssMb: Math.round(process.memoryUsage().rss / 1048576),
-  };
-  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+const controlServer = serveControlApi({
+  port: Number(values["control-port"]),
+  handle,
+  isNotFound: (error) => error instanceof RecordNotFoundError,
+  onListening: (server) => {
+    const ready = {
+      issuerBaseUrl,
+      controlUrl: `http://127.0.0.1:${server.address().port}`,
+      port,
+      controlPort: server.address().port,
+      issuers,
+      sessionStates: Object.values(OpenId4VcIssuanceSessionState),
+      startupMs: Math.round(performance.now()),
+      rssMb: Math.round(process.memoryUsage().rss / 1048576),
+    };
+    process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  },
 });
 
 process.on("SIGTERM", shutdown);

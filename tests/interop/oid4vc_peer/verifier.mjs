@@ -14,11 +14,11 @@
 //     field changed, Credo's signature kept), `wrong-signer` (re-signed by another DID's key,
 //     client_id unchanged), `expired` (re-signed by the verifier's own key with exp in the past);
 //   - can go down (its port closed) and come back on the same port.
-import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import { RecordNotFoundError, TypedArrayEncoder } from "@credo-ts/core";
 import { OpenId4VcVerificationSessionState } from "@credo-ts/openid4vc";
 import express from "express";
+import { serveControlApi } from "../peer_lib/control_server.mjs";
 import { createOid4vcAgent, loopbackOnlyFetch } from "./lib/agent.mjs";
 
 const { values } = parseArgs({
@@ -212,38 +212,22 @@ async function shutdown() {
   process.exit(0);
 }
 
-async function readJson(req) {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text.trim() === "" ? {} : JSON.parse(text);
-}
-
-const controlServer = createServer(async (req, res) => {
-  let status = 500;
-  let body;
-  try {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    ({ status, body } = await handle(req.method ?? "GET", url.pathname, await readJson(req)));
-  } catch (error) {
-    status = error instanceof RecordNotFoundError ? 404 : error instanceof SyntaxError ? 400 : 500;
-    body = { error: error instanceof Error ? error.message : String(error) };
-    if (status === 500) console.error("control API error", error);
-  }
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-});
-controlServer.listen(Number(values["control-port"]), "127.0.0.1", () => {
-  const ready = {
-    verifierBaseUrl,
-    controlUrl: `http://127.0.0.1:${controlServer.address().port}`,
-    port,
-    dids: { verifier: dids.verifier.did, other: dids.other.did },
-    sessionStates: Object.values(OpenId4VcVerificationSessionState),
-    startupMs: Math.round(performance.now()),
-    rssMb: Math.round(process.memoryUsage().rss / 1048576),
-  };
-  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+const controlServer = serveControlApi({
+  port: Number(values["control-port"]),
+  handle,
+  isNotFound: (error) => error instanceof RecordNotFoundError,
+  onListening: (server) => {
+    const ready = {
+      verifierBaseUrl,
+      controlUrl: `http://127.0.0.1:${server.address().port}`,
+      port,
+      dids: { verifier: dids.verifier.did, other: dids.other.did },
+      sessionStates: Object.values(OpenId4VcVerificationSessionState),
+      startupMs: Math.round(performance.now()),
+      rssMb: Math.round(process.memoryUsage().rss / 1048576),
+    };
+    process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  },
 });
 
 process.on("SIGTERM", shutdown);

@@ -7,7 +7,7 @@
 // (fetch, signature, DCQL) → selectCredentialsForDcqlRequest → acceptOpenId4VpAuthorizationRequest
 // (presentation, key binding, POST, the verifier's 200). Prints ONE JSON line on stdout.
 import { Kms } from "@credo-ts/core";
-import { createOid4vcAgent, loopbackOnlyFetch } from "./lib/agent.mjs";
+import { controlPost, createOid4vcAgent, loopbackOnlyFetch } from "./lib/agent.mjs";
 
 const [issuerControl, verifierControl, nArg = "20", warmArg = "3"] = process.argv.slice(2);
 if (!issuerControl || !verifierControl) {
@@ -25,22 +25,11 @@ const DCQL = {
   }],
 };
 
-async function control(base, path, body) {
-  const res = await fetch(new URL(path, base), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body ?? {}),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`control ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 const agent = await createOid4vcAgent({ fetch: loopbackOnlyFetch });
 const holder = agent.openid4vc.holder;
 
 // The credential, issued by the Credo issuer peer to this holder.
-const offer = await control(issuerControl, "/offers", { issuer: "ed25519-did-key" });
+const offer = await controlPost(issuerControl, "/offers", { issuer: "ed25519-did-key" });
 const resolvedOffer = await holder.resolveCredentialOffer(offer.offerUri);
 const token = await holder.requestToken({ resolvedCredentialOffer: resolvedOffer });
 const issued = await holder.requestCredentials({
@@ -57,7 +46,7 @@ await Promise.all(issued.credentials.map((c) => agent.sdJwtVc.store({ record: c.
 const timingsMs = [];
 let failures = 0;
 for (let i = 0; i < warmup + n; i++) {
-  const req = await control(verifierControl, "/requests", { dcql: DCQL, signer: "did" });
+  const req = await controlPost(verifierControl, "/requests", { dcql: DCQL, signer: "did" });
   try {
     const t0 = performance.now();
     const resolved = await holder.resolveOpenId4VpAuthorizationRequest(req.authorizationRequest);

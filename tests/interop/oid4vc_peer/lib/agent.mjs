@@ -52,3 +52,15 @@ export function loopbackOnlyFetch(input, init) {
   if (["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) return fetch(input, init);
   return Promise.resolve(new Response("not reachable from the test peer", { status: 404 }));
 }
+
+/** POSTs `body` to a peer's control API (`base` + `path`); its JSON answer, or throws. */
+export async function controlPost(base, path, body) {
+  const res = await fetch(new URL(path, base), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body ?? {}),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`control ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
