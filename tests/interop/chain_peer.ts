@@ -7,7 +7,7 @@
  * Needs `bash tests/interop/setup.sh` (or `deno task test`) to have installed the peer once.
  */
 import { interopOptions } from "./availability.ts";
-import { nodeExecutable } from "./node_peer.ts";
+import { runNodeScript } from "./node_peer.ts";
 
 /** The chain peer's folder. */
 export const CHAIN_PEER_DIR = new URL("./chain_peer/", import.meta.url);
@@ -82,18 +82,8 @@ export async function startAnvil(): Promise<Anvil> {
 }
 
 /** Runs `node chain.mjs <command> …args` and returns its JSON answer. */
-export async function chain<T>(command: string, ...args: string[]): Promise<T> {
-  const out = await new Deno.Command(nodeExecutable({}), {
-    args: ["chain.mjs", command, ...args],
-    cwd: CHAIN_PEER_DIR.pathname,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  if (!out.success) {
-    throw new Error(`chain.mjs ${command} failed: ${new TextDecoder().decode(out.stderr)}${text}`);
-  }
-  return JSON.parse(text) as T;
+export function chain<T>(command: string, ...args: string[]): Promise<T> {
+  return runNodeScript<T>({}, CHAIN_PEER_DIR, "chain.mjs", [command, ...args]);
 }
 
 /** What `chain.mjs setup` wrote. */
@@ -129,13 +119,9 @@ export async function driverAnswers(
   config: { ethr?: unknown[]; polygon?: Record<string, unknown> },
   requests: { didUrl: string; accept?: string }[],
 ): Promise<Map<string, DriverResult>> {
-  const out = await chain<
-    { didUrl: string; accept?: string; result?: DriverResult; thrown?: string }[]
-  >(
-    "resolve",
-    JSON.stringify(config),
-    JSON.stringify(requests),
-  );
+  const { answers: out } = await chain<{
+    answers: { didUrl: string; accept?: string; result?: DriverResult; thrown?: string }[];
+  }>("resolve", JSON.stringify(config), JSON.stringify(requests));
   const answers = new Map<string, DriverResult>();
   for (const a of out) {
     if (a.result === undefined) throw new Error(`the driver threw for ${a.didUrl}: ${a.thrown}`);

@@ -10,7 +10,7 @@
 //   node chain.mjs resolve <configJson> <requestsJson>
 //     resolves each {didUrl, accept} with the drivers themselves (did-resolver's Resolver over
 //     ethr-did-resolver, @ayanworks/polygon-did-resolver configured through its exported
-//     networkConfig, and pkh-did-resolver) and prints [{didUrl, accept, result} | {…, thrown}].
+//     networkConfig, and pkh-did-resolver) and prints {answers: [{didUrl, accept, result} | {…, thrown}]}.
 //   node chain.mjs blockAt <rpcUrl> <unixSeconds>
 //     the last block at or before that time, found by reading every block (the test's own answer
 //     to compare the service's search with).
@@ -209,7 +209,7 @@ async function resolve(config, requests) {
       out.push({ didUrl, accept, thrown: String(err?.message ?? err) });
     }
   }
-  return out;
+  return { answers: out };
 }
 
 async function blockAt(rpcUrl, seconds) {
