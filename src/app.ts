@@ -124,6 +124,11 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
           m.traits ? [[name, m.traits]] : []
         ),
       ),
+      plugins: Object.fromEntries(
+        [...services.resolver.registry.methods].flatMap(([name, m]) =>
+          m.properties ? [[name, m.properties]] : []
+        ),
+      ),
       testIdentifiers: services.config.didTestIdentifiers,
       ttlSeconds: services.config.didCacheTtlSeconds,
       maxStaleSeconds: services.config.didCacheMaxStaleSeconds,

@@ -145,7 +145,16 @@ export async function buildServices(
     ...options.dispatcher,
     now,
   });
-  const resolver = createDidResolver({ config, kv, safeFetch, now }, options.didResolver);
+  // Hosts the operator configured (the DID plug-ins' chain RPC URLs): the same client, without
+  // the private-address policy (CONTRACT "DID method plug-ins").
+  const operatorFetch = createSafeFetch(
+    { allowPrivate: true, requireHttps: false },
+    { resolveHost: options.resolveHost },
+  );
+  const resolver = createDidResolver(
+    { config, kv, safeFetch, operatorFetch, now },
+    options.didResolver,
+  );
   const signer = await loadServiceSigner({ kv, secrets, config, verifier, now });
   const wallet = new Wallet(kv, secrets);
   const apiKeys = new ApiKeyIndex({ kv, secrets, secretsKey: config.secretsKey, now });

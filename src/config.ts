@@ -4,6 +4,12 @@
  *
  * @module
  */
+import {
+  type EthrNetwork,
+  ethrNetworks,
+  type PolygonNetworks,
+  polygonNetworks,
+} from "./config_networks.ts";
 import { bool, ConfigError, host, int, origins, str, url, urlPrefixes } from "./env_readers.ts";
 
 export { ConfigError };
@@ -35,6 +41,12 @@ export interface Config {
   didCacheMaxStaleSeconds: number;
   didResolutionPublic: boolean;
   universalResolverUrl: string | undefined;
+  /** `DID_ETHR_NETWORKS`: did:ethr networks (ethr-did-resolver's shape); undefined: not served. */
+  didEthrNetworks: EthrNetwork[] | undefined;
+  /** `DID_POLYGON_NETWORKS`: did:polygon networks; undefined: not served. */
+  didPolygonNetworks: PolygonNetworks | undefined;
+  /** `DID_DRIVER_TIMEOUT_MS`: longest one plug-in driver call may take. */
+  didDriverTimeoutMs: number;
   /** `DID_PLC_DIRECTORY_URL`: the PLC directory did:plc operation logs are read from. */
   didPlcDirectoryUrl: string;
   /** `DID_TEST_IDENTIFIERS`: extra examples for `/1.0/testIdentifiers` (e.g. a did:web of one's own). */
@@ -106,6 +118,9 @@ const fields = {
   DID_CACHE_MAX_STALE_SECONDS: int("DID_CACHE_MAX_STALE_SECONDS", 0, 86400 * 30),
   DID_RESOLUTION_PUBLIC: bool("DID_RESOLUTION_PUBLIC"),
   UNIVERSAL_RESOLVER_URL: url("UNIVERSAL_RESOLVER_URL"),
+  DID_ETHR_NETWORKS: ethrNetworks,
+  DID_POLYGON_NETWORKS: polygonNetworks,
+  DID_DRIVER_TIMEOUT_MS: int("DID_DRIVER_TIMEOUT_MS", 100, 600_000),
   DID_PLC_DIRECTORY_URL: url("DID_PLC_DIRECTORY_URL"),
   DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
     const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
@@ -281,6 +296,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     didCacheMaxStaleSeconds: e.DID_CACHE_MAX_STALE_SECONDS ?? 86400,
     didResolutionPublic: e.DID_RESOLUTION_PUBLIC ?? false,
     universalResolverUrl: e.UNIVERSAL_RESOLVER_URL,
+    didEthrNetworks: e.DID_ETHR_NETWORKS,
+    didPolygonNetworks: e.DID_POLYGON_NETWORKS,
+    didDriverTimeoutMs: e.DID_DRIVER_TIMEOUT_MS ?? 10_000,
     didPlcDirectoryUrl: e.DID_PLC_DIRECTORY_URL ?? "https://plc.directory",
     didTestIdentifiers: e.DID_TEST_IDENTIFIERS,
     logLevel: e.LOG_LEVEL ?? "info",

@@ -24,6 +24,7 @@ import type { ResolveOptions } from "./cache.ts";
 import { negotiate, type Representation } from "./content_negotiation.ts";
 import { didTargetOf } from "./did_url.ts";
 import {
+  type DidDocument,
   type DidResolutionErrorCode,
   type DidResolutionResult,
   type Freshness,
@@ -41,6 +42,8 @@ export interface AnswerResolver {
   peek(did: string): Resolution | undefined;
   /** Resolution that may wait for I/O; absent: only what `peek` gives is answered. */
   lookup?(did: string, options?: ResolveOptions): Promise<Resolution>;
+  /** The `application/did+json` form of a document, when its method's differs (`DidMethod`). */
+  jsonDocument?(doc: DidDocument): DidDocument | undefined;
 }
 
 /** The token rule of resolution (unless `DID_RESOLUTION_PUBLIC`), given by the HTTP layer. */
@@ -177,15 +180,31 @@ function encode(result: DidResolutionResult): Encoded {
   return { bytes, docEnd: ok ? bytes.length - restBytes : 0 };
 }
 
+/**
+ * The bare document's bytes in `application/did+json` when the document's method writes that form
+ * otherwise (`AnswerResolver.jsonDocument`); undefined: the result's own document.
+ */
+export function jsonBody(
+  resolver: Pick<AnswerResolver, "jsonDocument">,
+  r: Resolution,
+  rep: Representation,
+): Uint8Array | undefined {
+  const doc = r.result.didDocument;
+  if (rep.contentType !== "application/did+json" || doc === null) return undefined;
+  const json = resolver.jsonDocument?.(doc);
+  return json === undefined ? undefined : encoder.encode(JSON.stringify(json));
+}
+
 /** The Response of a result in a representation (the bare document only for a 200). */
 function resultResponse(
   status: number,
   enc: Encoded,
   rep: Representation,
   cacheControl: string,
+  json?: Uint8Array,
 ): Response {
   const bare = status === 200 && rep.kind === "document";
-  const body = bare ? enc.bytes.subarray(DOC_START, enc.docEnd) : enc.bytes;
+  const body = bare ? json ?? enc.bytes.subarray(DOC_START, enc.docEnd) : enc.bytes;
   const contentType = bare || rep.kind === "result" ? rep.contentType : "application/json";
   return new Response(body as Uint8Array<ArrayBuffer>, {
     status,
@@ -199,9 +218,10 @@ export function resolutionResponse(
   rep: Representation,
   scope: "public" | "private",
   now: () => number,
+  json?: Uint8Array,
 ): Response {
   const cc = cacheControlFor(maxAge(r.freshness, now), scope);
-  return resultResponse(statusOf(r.result), encode(r.result), rep, cc);
+  return resultResponse(statusOf(r.result), encode(r.result), rep, cc, json);
 }
 
 const JSON_REP: Representation = { kind: "result", contentType: "application/json" };
@@ -249,18 +269,19 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
   /** The Response of a resolution; `hit`: it came from memory, so keep a prepared copy. */
   function respond(r: Resolution, rep: Representation, hit = false): Response {
     const age = maxAge(r.freshness, now);
-    if (prepared === undefined) {
-      return resultResponse(statusOf(r.result), encode(r.result), rep, cacheControlFor(age, scope));
-    }
-    let set = prepared.get(r);
+    let set = prepared?.get(r);
     const p = set?.byRep.get(rep);
     if (p !== undefined && p.age === age) return p.res.clone();
+    const json = jsonBody(resolver, r, rep);
     const status = statusOf(r.result);
+    if (prepared === undefined) {
+      return resultResponse(status, encode(r.result), rep, cacheControlFor(age, scope), json);
+    }
     if (!hit && set === undefined) {
-      return resultResponse(status, encode(r.result), rep, cacheControlFor(age, scope));
+      return resultResponse(status, encode(r.result), rep, cacheControlFor(age, scope), json);
     }
     set ??= { enc: encode(r.result), byRep: new Map(), weight: 0 };
-    const res = resultResponse(status, set.enc, rep, cacheControlFor(age, scope));
+    const res = resultResponse(status, set.enc, rep, cacheControlFor(age, scope), json);
     set.byRep.set(rep, { res, age });
     set.weight = set.enc.bytes.length * (1 + set.byRep.size) + RESPONSE_BYTES * set.byRep.size;
     prepared.set(r, set);

@@ -15,15 +15,17 @@
  *   is fetched as on a miss. `notFound` answers are never served stale.
  * - `noCache` skips both stores and stores the fresh answer (bypass and refresh).
  * - Coalescing: concurrent misses for one DID share one lookup; upstream fetches are single-flight.
- * - Versions (`versionId`, `versionTime`, … as DID parameters) are resolved by the method and not
- *   cached: `cacheKey` is where a version would join the key.
+ * - Versions (`versionId`, `versionTime`, `versionNumber` as DID parameters) of a method with
+ *   versions are cached like the DID, each under its full DID URL (`cacheKey`:
+ *   `did:ethr:…?versionId=9`); a method without versions answers `notFound`, uncached.
  *
  * @module
  */
-import { keys } from "../kv/mod.ts";
 import { Lru } from "../lru.ts";
 import { log } from "../log.ts";
 import { countDidCacheLookup } from "../telemetry/mod.ts";
+import type { DidCacheEntry, DidCacheStore } from "./cache_store.ts";
+export { type DidCacheEntry, type DidCacheStore, kvCacheStore } from "./cache_store.ts";
 import type { DidRegistry, RoutedDid } from "./resolver.ts";
 import {
   deepFreeze,
@@ -46,43 +48,6 @@ export const DEFAULT_MEMO_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_LRU_BYTES = 8 * 1024 * 1024;
 /** An entry's own objects besides its result, for the byte bounds. */
 const ENTRY_BYTES = 160;
-/** Deno KV values are at most 64 KiB; larger results are kept in memory only. */
-const KV_VALUE_LIMIT = 60_000;
-
-/** What a durable store keeps for a DID (the KV value under `keys.didCache(did)`). */
-export interface DidCacheEntry {
-  result: DidResolutionResult;
-  cachedAt: number;
-  expiresAt: number;
-}
-
-/** The durable store of network results, shared by every process of the service. */
-export interface DidCacheStore {
-  /** The entry for `key`, if any (its freshness is the policy's to judge). */
-  get(key: string): Promise<DidCacheEntry | undefined>;
-  /** Keeps `entry`; it may be dropped `keepMs` from now. */
-  set(key: string, entry: DidCacheEntry, keepMs: number): Promise<void>;
-}
-
-/**
- * The store on Deno KV. Reads are eventual: on Deno Deploy an instance far from the primary reads
- * its nearby replica (a few ms instead of a round trip to the primary region), and a cached
- * resolution a little older is what its TTL allows anyway. Records that decide what a request may
- * do are read strongly elsewhere (CONTRACT "DID resolution"; tests/did/kv_reads_test.ts).
- */
-export function kvCacheStore(kv: Deno.Kv): DidCacheStore {
-  return {
-    async get(key) {
-      const got = await kv.get<DidCacheEntry>(keys.didCache(key), { consistency: "eventual" });
-      return isEntry(got.value) ? got.value : undefined;
-    },
-    async set(key, entry, keepMs) {
-      if (JSON.stringify(entry).length > KV_VALUE_LIMIT) return;
-      await kv.set(keys.didCache(key), entry, { expireIn: keepMs });
-    },
-  };
-}
-
 /** Options of `createCachingResolver`. */
 export interface CacheOptions {
   /** The durable store of network results. */
@@ -195,8 +160,8 @@ export function createCachingResolver(
     const t = now();
     const retry = retryAt.get(did);
     if (retry !== undefined && retry > t) return;
-    const r = routed ?? registry.route(did);
-    if (!("parsed" in r)) return;
+    const r = routed ?? routeKey(did);
+    if (r === undefined) return;
     refreshing.add(did);
     (async () => {
       countDidCacheLookup(false, r.parsed.method);
@@ -235,16 +200,15 @@ export function createCachingResolver(
     const entry: DidCacheEntry = { result, cachedAt: t, expiresAt: t + life };
     hold(did, entry);
     try {
-      await store.set(cacheKey(did), entry, staleUntilOf(entry) - t + GC_SLACK_MS);
+      await store.set(did, entry, staleUntilOf(entry) - t + GC_SLACK_MS);
     } catch (err) {
       log("warn", "did cache write failed", { did, error: err });
     }
     return entry.expiresAt;
   }
 
-  /** One upstream resolution per DID at a time; stores the result. */
-  function fetchShared(routed: RoutedDid): Promise<Resolution> {
-    const did = routed.parsed.did;
+  /** One upstream resolution per cache key at a time; stores the result. */
+  function fetchShared(routed: RoutedDid, did: string): Promise<Resolution> {
     let p = fetches.get(did);
     if (!p) {
       p = (async (): Promise<Resolution> => {
@@ -264,7 +228,7 @@ export function createCachingResolver(
 
   async function readStore(did: string): Promise<DidCacheEntry | undefined> {
     try {
-      return await store.get(cacheKey(did));
+      return await store.get(did);
     } catch (err) {
       log("warn", "did cache read failed; treating it as a miss", { did, error: err });
       return undefined;
@@ -272,8 +236,7 @@ export function createCachingResolver(
   }
 
   /** Miss path of a network DID: the durable store, then upstream; shared by concurrent callers. */
-  function lookupShared(routed: RoutedDid): Promise<Resolution> {
-    const did = routed.parsed.did;
+  function lookupShared(routed: RoutedDid, did: string): Promise<Resolution> {
     let p = lookups.get(did);
     if (!p) {
       p = (async () => {
@@ -285,7 +248,7 @@ export function createCachingResolver(
           if (entry.expiresAt <= t) revalidate(did, routed);
           return h.resolution;
         }
-        return await fetchShared(routed);
+        return await fetchShared(routed, did);
       })().finally(() => lookups.delete(did));
       lookups.set(did, p);
     }
@@ -313,26 +276,48 @@ export function createCachingResolver(
     return undefined;
   }
 
+  /**
+   * The DID (or DID URL with version parameters) a cache key names, routed; a versioned key's
+   * route hands its version to the method.
+   */
+  function routeKey(key: string): RoutedDid | undefined {
+    const q = key.indexOf("?");
+    const r = registry.route(q < 0 ? key : key.slice(0, q));
+    if (!("parsed" in r)) return undefined;
+    if (q < 0) return r;
+    const version: DidVersion = {};
+    for (const [name, value] of new URLSearchParams(key.slice(q + 1))) {
+      version[name as keyof DidVersion] = value;
+    }
+    return atVersion(r, version);
+  }
+
   async function lookup(did: string, opts: ResolveOptions = {}): Promise<Resolution> {
     const noCache = opts.noCache === true;
-    if (!noCache && opts.version === undefined) {
-      const hit = peek(did);
+    const key = opts.version === undefined ? did : cacheKey(did, opts.version);
+    if (!noCache) {
+      const hit = peek(key);
       if (hit !== undefined) return hit;
     }
-    const routed = registry.route(did);
+    let routed = registry.route(did);
     if (!("parsed" in routed)) {
       return { result: withServedFromCache(routed, false), freshness: NONE, source: "local" };
     }
     if (opts.version !== undefined) {
-      const result = routed.versions
-        ? await routed.resolve({ version: opts.version })
-        : resolutionError(
+      if (!routed.versions) {
+        const result = resolutionError(
           "notFound",
           `did:${routed.parsed.method} DIDs have no earlier versions, so ${
             Object.keys(opts.version).join(" and ")
           } names no document.`,
         );
-      return { result: withServedFromCache(result, false), freshness: NONE, source: routed.klass };
+        return {
+          result: withServedFromCache(result, false),
+          freshness: NONE,
+          source: routed.klass,
+        };
+      }
+      routed = atVersion(routed, opts.version);
     }
     switch (routed.klass) {
       case "deterministic": {
@@ -341,7 +326,7 @@ export function createCachingResolver(
           return { result, freshness: NONE, source: "deterministic" };
         }
         const r: Resolution = { result, freshness: IMMUTABLE, source: "deterministic" };
-        memo.set(did, r);
+        memo.set(key, r);
         return r;
       }
       case "local":
@@ -351,7 +336,7 @@ export function createCachingResolver(
           source: "local",
         };
       case "network":
-        return noCache ? await fetchShared(routed) : await lookupShared(routed);
+        return noCache ? await fetchShared(routed, key) : await lookupShared(routed, key);
     }
   }
 
@@ -368,17 +353,22 @@ export function createCachingResolver(
   };
 }
 
-/** The store key of a DID (a version, once cached, would be part of it). */
-function cacheKey(did: string): string {
-  return did;
+/**
+ * The cache key of a version of a DID: the DID URL with its version parameters in one order
+ * (`did:ethr:…?versionId=9`), so that each version is cached on its own under the full DID URL.
+ */
+export function cacheKey(did: string, version: DidVersion): string {
+  const params = new URLSearchParams();
+  for (const name of ["versionId", "versionTime", "versionNumber"] as const) {
+    const value = version[name];
+    if (value !== undefined) params.set(name, value);
+  }
+  return `${did}?${params}`;
 }
 
-function isEntry(v: unknown): v is DidCacheEntry {
-  if (typeof v !== "object" || v === null) return false;
-  const e = v as Partial<DidCacheEntry>;
-  return typeof e.cachedAt === "number" && typeof e.expiresAt === "number" &&
-    typeof e.result === "object" && e.result !== null &&
-    typeof e.result.didResolutionMetadata === "object";
+/** `routed`, resolving the given version (handed to the method as `ResolveContext.version`). */
+function atVersion(routed: RoutedDid, version: DidVersion): RoutedDid {
+  return { ...routed, resolve: (ctx = {}) => routed.resolve({ ...ctx, version }) };
 }
 
 /** Length of a result's JSON: what the memory bounds count. */

@@ -6,18 +6,20 @@
  * @module
  */
 import type { Config } from "../config.ts";
-import type { SafeFetch } from "../outbound/mod.ts";
+import { createSafeFetch, type SafeFetch } from "../outbound/mod.ts";
 import { type CachingResolver, createCachingResolver, kvCacheStore } from "./cache.ts";
 import { jwkMethod } from "./methods/jwk.ts";
 import { keyMethod } from "./methods/key.ts";
+import { driverMethods } from "./methods/driver.ts";
 import { createPeerMethod } from "./methods/peer.ts";
 import { createPlcMethod } from "./methods/plc.ts";
+import { pluginDrivers } from "./methods/plugins.ts";
 import { createUniversalResolver } from "./methods/universal.ts";
 import { createWebMethod } from "./methods/web.ts";
 import { createWebvhMethod } from "./methods/webvh.ts";
 import { KvPeerLongFormStore } from "./peer_long_form_kv.ts";
 import { createRegistry, type DidRegistry } from "./resolver.ts";
-import type { DidMethod } from "./types.ts";
+import type { DidDocument, DidMethod } from "./types.ts";
 
 /** What the resolver is built from. */
 export interface DidResolverDeps {
@@ -28,9 +30,17 @@ export interface DidResolverDeps {
     | "didCacheMaxStaleSeconds"
     | "universalResolverUrl"
     | "didPlcDirectoryUrl"
+    | "didEthrNetworks"
+    | "didPolygonNetworks"
+    | "didDriverTimeoutMs"
   >;
   kv: Deno.Kv;
   safeFetch: SafeFetch;
+  /**
+   * The outbound client for hosts the operator configured (the plug-ins' chain RPC URLs): no
+   * private-address policy. Default: one made here.
+   */
+  operatorFetch?: SafeFetch;
   now: () => number;
 }
 
@@ -56,12 +66,18 @@ export interface DidResolverOptions {
 export interface DidResolver extends CachingResolver {
   /** The uncached registry (methods by name, routing). */
   readonly registry: DidRegistry;
+  /**
+   * The `application/did+json` form of a document (its id's method's `jsonDocument`), when that
+   * method writes one; undefined: the document as resolved.
+   */
+  jsonDocument(doc: DidDocument): DidDocument | undefined;
 }
 
 /**
  * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
  * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), did:plc (from the verified log of
- * `DID_PLC_DIRECTORY_URL`), and the universal resolver for other methods when
+ * `DID_PLC_DIRECTORY_URL`), the plug-in drivers of `methods/plugins.ts` (did:pkh; did:ethr and
+ * did:polygon when configured), and the universal resolver for other methods when
  * `UNIVERSAL_RESOLVER_URL` is set.
  */
 export function createDidResolver(
@@ -89,6 +105,14 @@ export function createDidResolver(
       directoryUrl: deps.config.didPlcDirectoryUrl,
       timeoutMs: options.webTimeoutMs,
     }),
+    ...driverMethods(
+      pluginDrivers({
+        config: deps.config,
+        operatorFetch: deps.operatorFetch ??
+          createSafeFetch({ allowPrivate: true, requireHttps: false }),
+      }),
+      { timeoutMs: deps.config.didDriverTimeoutMs },
+    ),
     ...(options.methods ?? []),
   ];
   const url = deps.config.universalResolverUrl;
@@ -108,5 +132,12 @@ export function createDidResolver(
     memoBytes: options.memoBytes,
     lruBytes: options.lruBytes,
   });
-  return { ...cached, registry };
+  return {
+    ...cached,
+    registry,
+    jsonDocument(doc) {
+      const method = /^did:([a-z0-9]+):/.exec(doc.id)?.[1];
+      return method === undefined ? undefined : registry.methods.get(method)?.jsonDocument?.(doc);
+    },
+  };
 }

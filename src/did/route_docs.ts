@@ -44,8 +44,10 @@ export function resolveRoute(isPublic: boolean, universal: boolean) {
       ? "The DIF Universal Resolver API over the same resolver, cache and auth rule as `/dids`. "
       : "") +
       "Resolves did:key, did:jwk, did:peer (0, 2, 4), did:web, did:webvh, did:plc (from the " +
-      "verified operation log of `DID_PLC_DIRECTORY_URL`) and, when configured, other methods " +
-      "through a universal resolver. The path is taken raw (`did:web:example.com%3A3000` " +
+      "verified operation log of `DID_PLC_DIRECTORY_URL`), the did-resolver plug-in drivers " +
+      "(did:pkh; did:ethr and did:polygon on the networks of `DID_ETHR_NETWORKS` and " +
+      "`DID_POLYGON_NETWORKS`) and, when configured, other methods through a universal " +
+      "resolver. A version (`versionId`, `versionTime`) is cached under its full DID URL. The path is taken raw (`did:web:example.com%3A3000` " +
       "stays as written); a path starting with `did%3A` is percent-decoded once. " +
       "A DID URL is dereferenced: the fragment arrives encoded (`%23key-1`), the DID parameters " +
       "encoded in the path or as the HTTP query (`?service=files&relativeRef=/a` answers 303). " +
@@ -64,9 +66,12 @@ export function resolveRoute(isPublic: boolean, universal: boolean) {
         noCache: z.enum(["true", "false"]).optional(),
         service: z.string().optional(),
         relativeRef: z.string().optional(),
-        versionId: z.string().optional(),
+        versionId: z.string().optional().openapi({
+          description: "did:webvh and did:plc: a version's id; did:ethr: a block number",
+        }),
         versionTime: z.string().optional().openapi({
-          description: "did:webvh and did:plc: the version in effect at this RFC 3339 time",
+          description: "did:webvh, did:plc and did:ethr: the version in effect at this RFC 3339 " +
+            "time (did:ethr: as of the last block at or before it)",
         }),
       }),
     },

@@ -20,7 +20,7 @@ import {
   peekPrincipal,
   type TokenVerifier,
 } from "../http/mod.ts";
-import { type AnswerAuth, type AnswerDid, createAnswerDid } from "./answer.ts";
+import { type AnswerAuth, type AnswerDid, type AnswerResolver, createAnswerDid } from "./answer.ts";
 import type { CachingResolver } from "./cache.ts";
 import { VERSION_PARAMETERS } from "./dereference.ts";
 import { DID_PREFIXES } from "./did_url.ts";
@@ -31,7 +31,7 @@ import { createUrlAnswer } from "./url_answer.ts";
 
 /** What the DID routes use. */
 export interface DidRoutesDeps {
-  resolver: CachingResolver;
+  resolver: CachingResolver & Pick<AnswerResolver, "jsonDocument">;
   verifier: TokenVerifier;
   /** `DID_RESOLUTION_PUBLIC`: no token needed. */
   isPublic: boolean;
@@ -44,6 +44,8 @@ export interface DidRoutesDeps {
     methods: readonly string[];
     /** Each method's traits (`DidMethod.traits`); a method without: `{}`. */
     traits?: Readonly<Record<string, DidTraits>>;
+    /** The plug-in drivers' non-secret settings by method (`DidMethod.properties`). */
+    plugins?: Readonly<Record<string, unknown>>;
     /** `DID_TEST_IDENTIFIERS`. */
     testIdentifiers: readonly string[];
     ttlSeconds: number;
@@ -136,6 +138,7 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; d
           deterministicMethods: "kept in memory; never change",
         },
         fallbackResolverConfigured: info.fallbackConfigured,
+        plugins: info.plugins ?? {},
         resolutionPublic: isPublic,
         dereferencing: {
           fragments: true,

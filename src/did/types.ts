@@ -203,6 +203,13 @@ export interface DidMethod {
   readonly versions?: boolean;
   /** What `GET /1.0/traits` says of the method; absent: nothing (`{}`). */
   readonly traits?: DidTraits;
+  /**
+   * The `application/did+json` document of a method whose JSON representation differs from its
+   * `application/did+ld+json` one (a plug-in driver's did+json answer); absent: the same document.
+   */
+  jsonDocument?(doc: DidDocument): DidDocument;
+  /** Non-secret settings `GET /1.0/properties` lists for the method (a plug-in's); absent: none. */
+  readonly properties?: Readonly<Record<string, unknown>>;
   /** Resolve a parsed DID. Never throws for bad input: failures are results with `error` set. */
   resolve(did: ParsedDid, ctx: ResolveContext): Promise<DidResolutionResult>;
 }

@@ -9,9 +9,11 @@
  */
 import {
   answerHeaders,
+  type AnswerResolver,
   cacheControlFor,
   CORS_HEADERS,
   ERROR_STATUS,
+  jsonBody,
   maxAge,
   resolutionResponse,
   type UrlAnswer,
@@ -28,7 +30,10 @@ import type { DidVersion, Resolution } from "./types.ts";
 
 /** What DID URL answers need. */
 export interface UrlAnswerDeps {
-  resolver: { lookup(did: string, options?: ResolveOptions): Promise<Resolution> };
+  resolver: {
+    lookup(did: string, options?: ResolveOptions): Promise<Resolution>;
+    jsonDocument?: AnswerResolver["jsonDocument"];
+  };
   /** `DID_RESOLUTION_PUBLIC`: answers may be kept by shared caches. */
   isPublic: boolean;
   now: () => number;
@@ -73,7 +78,9 @@ export function createUrlAnswer(
     if (onlyVersion && p.path === undefined && p.fragment === undefined) {
       const resolutionRep = negotiate(accept);
       if (resolutionRep !== null && rep.kind !== "result") {
-        return { res: resolutionResponse(resolution, resolutionRep, scope, deps.now), peer };
+        const json = jsonBody(deps.resolver, resolution, resolutionRep);
+        const res = resolutionResponse(resolution, resolutionRep, scope, deps.now, json);
+        return { res, peer };
       }
     }
     const outcome = dereference(p, resolution.result, { wantsUriList: rep.kind === "uri-list" });

@@ -24,7 +24,7 @@
  * | `["token_attempts_by_address", address, window]` | token attempts from a client address (count) |
  * | `["agent_by_api_key", lookup, orgId]` | pointer: keyed HMAC of an agent API key → orgId |
  * | `["webhook", orgId]` | the org's `WebhookEndpoint` (secrets sealed) |
- * | `["did_cache", did]` | cached network resolution: result, `cachedAt`, `expiresAt` |
+ * | `["did_cache", did]` | cached network resolution: result, `cachedAt`, `expiresAt`; for a version, `did` is the DID URL with its version parameters (`did:ethr:…?versionId=9`) |
  * | `["did_peer_long", shortDid]` | long form of a did:peer:4 seen before |
  * | `["connection", orgId, id]` | DIDComm connection record |
  * | `["connection_by_thread", orgId, threadId]` | pointer to a connection id |

@@ -57,7 +57,7 @@ Deno.test("createDidResolver resolves did:key, did:jwk and did:peer:2 with DIDCo
     const resolver = ctx.services.resolver;
     assert.deepEqual(
       [...resolver.registry.methods.keys()],
-      ["key", "jwk", "peer", "web", "webvh", "plc"],
+      ["key", "jwk", "peer", "web", "webvh", "plc", "pkh"],
     );
     const k = await resolver.resolve(KEY_DID);
     assert.equal(k.didDocument?.id, KEY_DID);

@@ -54,12 +54,12 @@ Deno.test("/1.0/methods, /1.0/testIdentifiers (every example resolves here), /1.
   try {
     const token = await ctx.token();
     const methods = await (await ctx.call("GET", "/1.0/methods", { token })).json();
-    assert.deepEqual(methods, ["key", "jwk", "peer", "web", "webvh", "plc"]);
+    assert.deepEqual(methods, ["key", "jwk", "peer", "web", "webvh", "plc", "pkh"]);
 
     const res = await ctx.call("GET", "/1.0/testIdentifiers", { token });
     assert.equal(res.status, 200);
     const examples: Record<string, string[]> = await res.json();
-    assert.deepEqual(Object.keys(examples), ["key", "jwk", "peer", "web"]);
+    assert.deepEqual(Object.keys(examples), ["key", "jwk", "peer", "web", "pkh"]);
     assert.deepEqual(examples.web, [host.did]);
     for (const [method, dids] of Object.entries(examples)) {
       assert.ok(dids.length > 0, method);
@@ -117,7 +117,7 @@ Deno.test("without DID_TEST_IDENTIFIERS no network method is listed; public when
     const res = await ctx.call("GET", "/1.0/testIdentifiers");
     assert.equal(res.status, 200);
     const examples = await res.json();
-    assert.deepEqual(Object.keys(examples), ["key", "jwk", "peer"]);
+    assert.deepEqual(Object.keys(examples), ["key", "jwk", "peer", "pkh"]);
     const props = await (await ctx.call("GET", "/1.0/properties")).json();
     assert.equal(props.resolutionPublic, true);
     const traits = await ctx.call("GET", "/1.0/traits");

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Node.js dependencies of the interop peers: the Credo DIDComm issuer
-# (tests/interop/credo_peer), the Credo OpenID4VCI issuer (tests/interop/oid4vc_peer) and the
-# Universal Resolver clients (tests/interop/ur_clients) and the PLC directory (tests/interop/plc_peer).
+# (tests/interop/credo_peer), the Credo OpenID4VCI issuer (tests/interop/oid4vc_peer), the
+# Universal Resolver clients (tests/interop/ur_clients), the PLC directory (tests/interop/plc_peer)
+# and the chain peer (tests/interop/chain_peer: a local anvil node, the did:ethr and did:polygon
+# registries and the drivers themselves; anvil's binary comes in its platform package, so the
+# skipped install scripts are not needed).
 # Idempotent: runs `npm ci` only when a peer's node_modules is missing or was installed from a
 # different package-lock.json. Needs node + npm and the npm registry, nothing else
 # (install scripts are skipped: @2060.io/ffi-napi has no prebuilt binary and is unused).
@@ -33,5 +36,6 @@ install_peer() {
 install_peer credo_peer
 install_peer oid4vc_peer
 install_peer ur_clients
+install_peer chain_peer
 install_peer plc_peer
 echo "setup.sh: done"
