@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DidCommMessage } from "../didcomm/mod.ts";
+import { type DidCommMessage, threadProblemReport } from "../didcomm/mod.ts";
 
 const BASE = "https://didcomm.org/issue-credential/2.0";
 
@@ -54,18 +54,30 @@ export function jsonToBase64(value: unknown): string {
   return btoa(bin);
 }
 
+/**
+ * `value` as a JSON attachment (RFC 0017, base64) and its `formats` entry naming `format` (the
+ * writing side of `findFormatAttachment`).
+ */
+export function formatAttachment(format: string, value: unknown) {
+  const attachId = crypto.randomUUID();
+  return {
+    format: { attach_id: attachId, format },
+    attachment: {
+      "@id": attachId,
+      "mime-type": "application/json",
+      data: { base64: jsonToBase64(value) },
+    },
+  };
+}
+
 /** `request-credential` carrying one JSON-LD detail attachment, on thread `threadId`. */
 export function requestMessage(threadId: string, detail: Record<string, unknown>): DidCommMessage {
-  const attachId = crypto.randomUUID();
+  const { format, attachment } = formatAttachment(LD_PROOF_VC_DETAIL, detail);
   return {
     "@type": ISSUE_CREDENTIAL_V2.request,
     "@id": crypto.randomUUID(),
-    formats: [{ attach_id: attachId, format: LD_PROOF_VC_DETAIL }],
-    "requests~attach": [{
-      "@id": attachId,
-      "mime-type": "application/json",
-      data: { base64: jsonToBase64(detail) },
-    }],
+    formats: [format],
+    "requests~attach": [attachment],
     "~thread": { thid: threadId },
   };
 }
@@ -86,10 +98,5 @@ export function problemReportMessage(
   code: string,
   explanation: string,
 ): DidCommMessage {
-  return {
-    "@type": ISSUE_CREDENTIAL_V2.problemReport,
-    "@id": crypto.randomUUID(),
-    description: { en: explanation, code },
-    "~thread": { thid: threadId },
-  };
+  return threadProblemReport(ISSUE_CREDENTIAL_V2.problemReport, threadId, code, explanation);
 }

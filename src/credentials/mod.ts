@@ -35,6 +35,7 @@ export {
   type VerifyCredentialResult,
 } from "./jsonld/verify.ts";
 export { findFormatAttachment } from "./jsonld_format.ts";
+export { formatAttachment } from "./messages.ts";
 export { signPresentation, type SignPresentationOptions } from "./jsonld/sign_presentation.ts";
 export type { LdProofSuiteName } from "./jsonld/suite.ts";
 export type { W3cCredentialRecord } from "./store.ts";

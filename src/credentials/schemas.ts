@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { uuidSchema } from "../http/mod.ts";
+import { pageOf, stateListQuery, uuidSchema } from "../http/mod.ts";
 import { CredentialStatusSchema } from "../status/mod.ts";
 import { CREDENTIAL_STATES } from "./record.ts";
 
@@ -58,10 +58,10 @@ export const CredentialExchangeRecordSchema = z.object({
 }).openapi("CredentialExchangeRecord");
 
 /** A page of exchange records. */
-export const CredentialExchangeList = z.object({
-  data: z.array(CredentialExchangeRecordSchema),
-  nextCursor: z.string().nullable(),
-}).openapi("CredentialExchangeList");
+export const CredentialExchangeList = pageOf(
+  CredentialExchangeRecordSchema,
+  "CredentialExchangeList",
+);
 
 /** A stored W3C verifiable credential. */
 export const W3cCredentialSchema = z.object({
@@ -84,22 +84,7 @@ export const W3cCredentialSchema = z.object({
 }).openapi("W3cCredentialRecord");
 
 /** A page of W3C credentials. */
-export const W3cCredentialList = z.object({
-  data: z.array(W3cCredentialSchema),
-  nextCursor: z.string().nullable(),
-}).openapi("W3cCredentialList");
-
-/** Path parameter `id` (a record id). */
-export const IdParam = z.object({
-  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
-});
+export const W3cCredentialList = pageOf(W3cCredentialSchema, "W3cCredentialList");
 
 /** `?state=&limit=&cursor=`. */
-export const ListQuery = z.object({
-  state: z.enum(CREDENTIAL_STATES).optional().openapi({ param: { name: "state", in: "query" } }),
-  limit: z.string().optional().openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z.string().optional().openapi({ param: { name: "cursor", in: "query" } }),
-});
-
-/** `?limit=&cursor=`. */
-export const PageQuery = ListQuery.omit({ state: true });
+export const ListQuery = stateListQuery(CREDENTIAL_STATES);

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { keys, listPage, type Page } from "../kv/mod.ts";
+import { keys, listPage, listRecords, type Page } from "../kv/mod.ts";
 import { type CredentialStatus, withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type { CredentialExchangeRecord, CredentialState, StoredExchange } from "./record.ts";
@@ -185,17 +185,12 @@ export function addW3cCredential(
 }
 
 /** One page of an org's exchange records, newest first, optionally only those in `state`. */
-export async function listExchanges(
+export function listExchanges(
   kv: Deno.Kv,
   orgId: string,
   q: { limit: number; cursor?: string; state?: CredentialState },
 ): Promise<Page<CredentialExchangeRecord>> {
-  const page = await listPage<StoredExchange>(kv, keys.credentialPrefix(orgId), {
-    limit: q.limit,
-    cursor: q.cursor,
-    filter: q.state ? (s) => s.record.state === q.state : undefined,
-  });
-  return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
+  return listRecords(kv, keys.credentialPrefix(orgId), q);
 }
 
 /** One page of an org's stored W3C credentials, newest first, each with its status. */

@@ -188,6 +188,19 @@ export interface DidTraits {
   humanReadable: boolean;
 }
 
+/**
+ * The traits of a method whose DID document is derived from the DID itself (a key, a JWK, an
+ * account address): it never changes, cannot be deactivated, listed or read back in versions, and
+ * is not meant to be read by people.
+ */
+export const DERIVED_DID_TRAITS: DidTraits = Object.freeze({
+  updatable: false,
+  deactivatable: false,
+  enumerable: false,
+  historyAvailable: false,
+  humanReadable: false,
+});
+
 /** A DID method driver. */
 export interface DidMethod {
   /** method name, e.g. "key" */

@@ -25,7 +25,12 @@ export {
   MessageHandlers,
 } from "./handlers.ts";
 export { type DidCommMessage, newMessageId, threadIdOf } from "./messages.ts";
-export { describeProblemReport, DidCommProblem, problemReportFor } from "./problem_report.ts";
+export {
+  describeProblemReport,
+  DidCommProblem,
+  problemReportFor,
+  threadProblemReport,
+} from "./problem_report.ts";
 export { DIDCOMM_KIND, type QueueMessageInput } from "./outbound.ts";
 export { queueDidRotation } from "./connections/rotate_ours.ts";
 export type { ConnectionView } from "./connections/record.ts";

@@ -69,6 +69,24 @@ export function problemReportFor(
   };
 }
 
+/**
+ * A protocol's own problem report (its `type`, e.g. `…/issue-credential/2.0/problem-report`) on
+ * thread `threadId`: `description: {en, code}` (RFC 0035).
+ */
+export function threadProblemReport(
+  type: string,
+  threadId: string,
+  code: string,
+  explanation: string,
+): DidCommMessage {
+  return {
+    "@type": type,
+    "@id": crypto.randomUUID(),
+    description: { en: explanation, code },
+    "~thread": { thid: threadId },
+  };
+}
+
 /** The English description and code of a received problem report, for `errorMessage`. */
 export function describeProblemReport(message: DidCommMessage): string {
   const d = message.description;

@@ -10,7 +10,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError, badRequest } from "../errors.ts";
-import { createRouter, errorResponses, OrgParams, parseLimit } from "../http/mod.ts";
+import { createRouter, errorResponses, OrgParams, orgRecordRoutes } from "../http/mod.ts";
 import { CONNECTION_STATES } from "./connections/record.ts";
 import { EnvelopeError } from "./envelope.ts";
 import type { DidcommService } from "./service.ts";
@@ -72,7 +72,6 @@ export interface DidcommRoutesDeps {
 /** The DIDComm feature router. */
 export function didcommRoutes({ didcomm }: DidcommRoutesDeps) {
   const app = createRouter();
-  const tags = ["Connections"];
 
   app.openapi(
     createRoute({
@@ -121,105 +120,60 @@ export function didcommRoutes({ didcomm }: DidcommRoutesDeps) {
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/orgs/{orgId}/connections/receive-invitation",
+  const connections = orgRecordRoutes(app, ["Connections"]);
+  const connection = {
+    description: "Connection",
+    content: { "application/json": { schema: Connection } },
+  };
 
-      operationId: "receiveInvitation",
-      tags,
-      summary: "Accept an out-of-band (or Connections 1.0) invitation: starts the handshake",
-      description:
-        "invitationUrl carries the invitation (?oob= or ?c_i=), or is a short link: then it is " +
-        "fetched once (Accept: application/json); a JSON answer is the invitation, a redirect is " +
-        "read for its ?oob=/?c_i= location and not followed.",
-      request: {
-        params: OrgParams,
-        body: { required: true, content: { "application/json": { schema: ReceiveInvitation } } },
-      },
-      responses: {
-        201: { description: "Connection", content: { "application/json": { schema: Connection } } },
-        ...errorResponses(400, 401, 403, 409, 502),
-      },
-    }),
-    async (c) => {
-      const { orgId } = c.req.valid("param");
-      return c.json(await didcomm.receiveInvitation(orgId, c.req.valid("json")), 201);
-    },
-  );
+  connections.create({
+    path: "/orgs/{orgId}/connections/receive-invitation",
+    operationId: "receiveInvitation",
+    summary: "Accept an out-of-band (or Connections 1.0) invitation: starts the handshake",
+    description:
+      "invitationUrl carries the invitation (?oob= or ?c_i=), or is a short link: then it is " +
+      "fetched once (Accept: application/json); a JSON answer is the invitation, a redirect is " +
+      "read for its ?oob=/?c_i= location and not followed.",
+    body: ReceiveInvitation,
+    created: connection,
+    errors: [400, 401, 403, 409, 502],
+  }, (orgId, body) => didcomm.receiveInvitation(orgId, body));
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/orgs/{orgId}/connections",
-
-      operationId: "listConnections",
-      tags,
-      summary: "The org's connections, newest first",
-      request: { params: OrgParams, query: ListQuery },
-      responses: {
-        200: {
-          description: "A page of connections",
-          content: {
-            "application/json": {
-              schema: z.object({ data: z.array(Connection), nextCursor: z.string().nullable() }),
-            },
-          },
+  connections.list({
+    path: "/orgs/{orgId}/connections",
+    operationId: "listConnections",
+    summary: "The org's connections, newest first",
+    query: ListQuery,
+    page: {
+      description: "A page of connections",
+      content: {
+        "application/json": {
+          schema: z.object({ data: z.array(Connection), nextCursor: z.string().nullable() }),
         },
-        ...errorResponses(400, 401, 403),
       },
-    }),
-    async (c) => {
-      const { orgId } = c.req.valid("param");
-      const q = c.req.valid("query");
-      const page = await didcomm.listConnections(orgId, {
-        limit: parseLimit(q.limit),
-        cursor: q.cursor,
-        state: q.state,
-      });
-      return c.json(page, 200);
     },
-  );
+    errors: [400, 401, 403],
+  }, (orgId, query) => didcomm.listConnections(orgId, query));
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/orgs/{orgId}/connections/{id}",
+  connections.record({
+    method: "get",
+    path: "/orgs/{orgId}/connections/{id}",
+    operationId: "getConnection",
+    summary: "One connection of the org",
+    params: IdParams,
+    ok: connection,
+    errors: [400, 401, 403, 404],
+  }, (orgId, id) => didcomm.getConnection(orgId, id));
 
-      operationId: "getConnection",
-      tags,
-      summary: "One connection of the org",
-      request: { params: IdParams },
-      responses: {
-        200: { description: "Connection", content: { "application/json": { schema: Connection } } },
-        ...errorResponses(400, 401, 403, 404),
-      },
-    }),
-    async (c) => {
-      const { orgId, id } = c.req.valid("param");
-      return c.json(await didcomm.getConnection(orgId, id), 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/orgs/{orgId}/connections/{id}/hangup",
-
-      operationId: "hangUpConnection",
-      tags,
-      summary: "End a completed connection: DID Rotate hangup to the other side, record abandoned",
-      request: { params: IdParams },
-      responses: {
-        200: { description: "Connection", content: { "application/json": { schema: Connection } } },
-        ...errorResponses(400, 401, 403, 404, 409),
-      },
-    }),
-    async (c) => {
-      const { orgId, id } = c.req.valid("param");
-      return c.json(await didcomm.hangUp(orgId, id), 200);
-    },
-  );
+  connections.record({
+    method: "post",
+    path: "/orgs/{orgId}/connections/{id}/hangup",
+    operationId: "hangUpConnection",
+    summary: "End a completed connection: DID Rotate hangup to the other side, record abandoned",
+    params: IdParams,
+    ok: connection,
+    errors: [400, 401, 403, 404, 409],
+  }, (orgId, id) => didcomm.hangUp(orgId, id));
 
   return app;
 }

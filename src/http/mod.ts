@@ -30,9 +30,16 @@ export {
   visibleToMember,
 } from "./org.ts";
 export { appErrorResponse, errorBody, errorResponse, onError, reason } from "./errors.ts";
-export { errorResponses, ErrorSchema, jsonContent, uuidSchema } from "./openapi.ts";
+export { errorResponses, ErrorSchema, jsonContent, RecordIdParam, uuidSchema } from "./openapi.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
-export { parseLimit } from "./pagination.ts";
+export { pageOf, PageQuery, parseLimit, stateListQuery } from "./pagination.ts";
+export type { JsonResponse, OperationDoc } from "./route_doc.ts";
+export { type ListOptions, type OrgRecordRoutes, orgRecordRoutes } from "./org_record_routes.ts";
+export {
+  type MemberRecordLookup,
+  type MemberRecordRoutes,
+  memberRecordRoutes,
+} from "./member_record_routes.ts";
 export { clientAddress } from "./client_address.ts";
 export { assignRequestId, finishRequest } from "./request_id.ts";
 export { logRequest, requestIdFrom, requestLevel } from "./lite.ts";

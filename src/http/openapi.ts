@@ -35,3 +35,8 @@ export const uuidSchema = (what: string) =>
     format: "uuid",
     example: "0190f0a2-6b1e-7c3d-8e4f-1a2b3c4d5e6f",
   });
+
+/** Path parameter `id`: a record id (a UUID). */
+export const RecordIdParam = z.object({
+  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
+});

@@ -13,5 +13,6 @@ export {
   type AtomicUpdateOptions,
   CONFLICT_TRIES,
   listPage,
+  listRecords,
   type Page,
 } from "./store.ts";

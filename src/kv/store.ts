@@ -55,6 +55,23 @@ export async function listPage<T, U = T>(
 }
 
 /**
+ * One page of the records kept as `{record, …}` values under `prefix` (an org's exchanges, offers
+ * or requests), newest first, only those in `q.state` when it is given.
+ */
+export async function listRecords<R extends { state: string }>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  q: { limit: number; cursor?: string; state?: R["state"] },
+): Promise<Page<R>> {
+  const page = await listPage<{ record: R }>(kv, prefix, {
+    limit: q.limit,
+    cursor: q.cursor,
+    filter: q.state ? (s) => s.record.state === q.state : undefined,
+  });
+  return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
+}
+
+/**
  * How many times {@link atomicUpdate} runs a step whose commit keeps losing its race before it
  * answers 409. Each lost race means another writer got through, so this bounds how many writers
  * may change one record at the same moment before one caller is told to try again.

@@ -5,19 +5,11 @@
  *
  * @module
  */
-import { createRoute } from "@hono/zod-openapi";
-import {
-  createRouter,
-  errorResponses,
-  jsonContent as json,
-  OrgParams,
-  parseLimit,
-} from "../http/mod.ts";
+import { createRouter, jsonContent as json, orgRecordRoutes, PageQuery } from "../http/mod.ts";
 import { badRequest } from "../errors.ts";
 import type { Oid4vcHolder } from "./holder.ts";
 import {
   AcceptOpenidOfferBody,
-  CredentialPageQuery,
   OfferList,
   OfferListQuery,
   OfferRecordSchema,
@@ -31,8 +23,6 @@ import {
 export interface Oid4vcRoutesDeps {
   openid4vc: Oid4vcHolder;
 }
-
-const TAG = ["openid4vc"];
 
 /** An OpenID4VP authorization request (by its scheme, or a link with `response_type=vp_token`). */
 function isPresentationRequest(uri: string): boolean {
@@ -49,164 +39,85 @@ function isPresentationRequest(uri: string): boolean {
 /** The OpenID4VCI holder routes. */
 export function openid4vcRoutes({ openid4vc }: Oid4vcRoutesDeps) {
   const app = createRouter();
+  const routes = orgRecordRoutes(app, ["openid4vc"]);
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/orgs/{orgId}/openid4vc/offers",
-      operationId: "receiveOpenidCredentialOffer",
-      tags: TAG,
-      summary: "Receive an OpenID4VCI credential offer (by value or by reference)",
-      request: {
-        params: OrgParams,
-        body: { required: true, content: { "application/json": { schema: ReceiveOfferBody } } },
-      },
-      responses: {
-        201: json(OfferRecordSchema, "The offer record, state offer-received."),
-        ...errorResponses(400, 401, 403, 409, 502, 503),
-      },
-    }),
-    async (c) => {
-      const { orgId } = c.req.valid("param");
-      const { credentialOffer } = c.req.valid("json");
-      if (isPresentationRequest(credentialOffer)) {
-        throw badRequest(
-          `This is an OpenID4VP presentation request, not a credential offer; post it as {"request": …} to /orgs/${orgId}/openid4vp/requests.`,
-        );
-      }
-      return c.json(await openid4vc.receiveOffer(orgId, credentialOffer), 201);
-    },
-  );
+  routes.create({
+    path: "/orgs/{orgId}/openid4vc/offers",
+    operationId: "receiveOpenidCredentialOffer",
+    summary: "Receive an OpenID4VCI credential offer (by value or by reference)",
+    body: ReceiveOfferBody,
+    created: json(OfferRecordSchema, "The offer record, state offer-received."),
+    errors: [400, 401, 403, 409, 502, 503],
+  }, (orgId, { credentialOffer }) => {
+    if (isPresentationRequest(credentialOffer)) {
+      throw badRequest(
+        `This is an OpenID4VP presentation request, not a credential offer; post it as {"request": …} to /orgs/${orgId}/openid4vp/requests.`,
+      );
+    }
+    return openid4vc.receiveOffer(orgId, credentialOffer);
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/orgs/{orgId}/openid4vc/offers",
-      operationId: "listOpenidCredentialOffers",
-      tags: TAG,
-      summary: "The org's OpenID4VCI offers, newest first",
-      request: { params: OrgParams, query: OfferListQuery },
-      responses: {
-        200: json(OfferList, "A page of offers."),
-        ...errorResponses(400, 401, 403, 503),
-      },
-    }),
-    async (c) => {
-      const { orgId } = c.req.valid("param");
-      const { state, limit, cursor } = c.req.valid("query");
-      return c.json(await openid4vc.list(orgId, { state, cursor, limit: parseLimit(limit) }), 200);
-    },
-  );
+  routes.list({
+    path: "/orgs/{orgId}/openid4vc/offers",
+    operationId: "listOpenidCredentialOffers",
+    summary: "The org's OpenID4VCI offers, newest first",
+    query: OfferListQuery,
+    page: json(OfferList, "A page of offers."),
+  }, (orgId, query) => openid4vc.list(orgId, query));
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/orgs/{orgId}/openid4vc/offers/{id}",
-      operationId: "getOpenidCredentialOffer",
-      tags: TAG,
-      summary: "One OpenID4VCI offer",
-      request: { params: OrgIdParams },
-      responses: {
-        200: json(OfferRecordSchema, "The offer."),
-        ...errorResponses(400, 401, 403, 404, 503),
-      },
-    }),
-    async (c) => {
-      const { orgId, id } = c.req.valid("param");
-      return c.json(await openid4vc.get(orgId, id), 200);
-    },
-  );
+  routes.record({
+    method: "get",
+    path: "/orgs/{orgId}/openid4vc/offers/{id}",
+    operationId: "getOpenidCredentialOffer",
+    summary: "One OpenID4VCI offer",
+    params: OrgIdParams,
+    ok: json(OfferRecordSchema, "The offer."),
+    errors: [400, 401, 403, 404, 503],
+  }, (orgId, id) => openid4vc.get(orgId, id));
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/orgs/{orgId}/openid4vc/offers/{id}/accept",
-      operationId: "acceptOpenidCredentialOffer",
-      tags: TAG,
-      summary: "Accept an offer: token, proofs, credentials, verification, storage",
-      description: "200 with state `done` (and `credentialIds`: every credential of the answer), " +
-        "`deferred` (the issuer sends the credential later: the service polls its deferred " +
-        "endpoint until `done` or `failed`) or `failed` (a credential did not verify; nothing " +
-        "stored). 502 when the issuer cannot be reached or refuses; the record then stays " +
-        "`offer-received`.",
-      request: {
-        params: OrgIdParams,
-        body: {
-          required: false,
-          content: { "application/json": { schema: AcceptOpenidOfferBody } },
-        },
-      },
-      responses: {
-        200: json(OfferRecordSchema, "The offer, now done, deferred or failed."),
-        ...errorResponses(400, 401, 403, 404, 409, 502, 503),
-      },
-    }),
-    async (c) => {
-      const { orgId, id } = c.req.valid("param");
-      const body = c.req.header("content-length") === "0" || !c.req.header("content-type")
-        ? {}
-        : c.req.valid("json") ?? {};
-      return c.json(await openid4vc.accept(orgId, id, { txCode: body.txCode }), 200);
-    },
-  );
+  routes.record({
+    method: "post",
+    path: "/orgs/{orgId}/openid4vc/offers/{id}/accept",
+    operationId: "acceptOpenidCredentialOffer",
+    summary: "Accept an offer: token, proofs, credentials, verification, storage",
+    description: "200 with state `done` (and `credentialIds`: every credential of the answer), " +
+      "`deferred` (the issuer sends the credential later: the service polls its deferred " +
+      "endpoint until `done` or `failed`) or `failed` (a credential did not verify; nothing " +
+      "stored). 502 when the issuer cannot be reached or refuses; the record then stays " +
+      "`offer-received`.",
+    params: OrgIdParams,
+    body: AcceptOpenidOfferBody,
+    ok: json(OfferRecordSchema, "The offer, now done, deferred or failed."),
+    errors: [400, 401, 403, 404, 409, 502, 503],
+  }, (orgId, id, { txCode }) => openid4vc.accept(orgId, id, { txCode }));
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/orgs/{orgId}/openid4vc/offers/{id}/decline",
-      operationId: "declineOpenidCredentialOffer",
-      tags: TAG,
-      summary: "Decline an offer (nothing is sent to the issuer)",
-      request: { params: OrgIdParams },
-      responses: {
-        200: json(OfferRecordSchema, "The offer, now declined."),
-        ...errorResponses(400, 401, 403, 404, 409, 503),
-      },
-    }),
-    async (c) => {
-      const { orgId, id } = c.req.valid("param");
-      return c.json(await openid4vc.decline(orgId, id), 200);
-    },
-  );
+  routes.record({
+    method: "post",
+    path: "/orgs/{orgId}/openid4vc/offers/{id}/decline",
+    operationId: "declineOpenidCredentialOffer",
+    summary: "Decline an offer (nothing is sent to the issuer)",
+    params: OrgIdParams,
+    ok: json(OfferRecordSchema, "The offer, now declined."),
+    errors: [400, 401, 403, 404, 409, 503],
+  }, (orgId, id) => openid4vc.decline(orgId, id));
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/orgs/{orgId}/sd-jwt-credentials",
-      operationId: "listSdJwtCredentials",
-      tags: TAG,
-      summary: "The org's stored SD-JWT VCs, newest first",
-      request: { params: OrgParams, query: CredentialPageQuery },
-      responses: {
-        200: json(SdJwtCredentialList, "A page of credentials."),
-        ...errorResponses(400, 401, 403, 503),
-      },
-    }),
-    async (c) => {
-      const { orgId } = c.req.valid("param");
-      const { limit, cursor } = c.req.valid("query");
-      return c.json(await openid4vc.credentials(orgId, { cursor, limit: parseLimit(limit) }), 200);
-    },
-  );
+  routes.list({
+    path: "/orgs/{orgId}/sd-jwt-credentials",
+    operationId: "listSdJwtCredentials",
+    summary: "The org's stored SD-JWT VCs, newest first",
+    query: PageQuery,
+    page: json(SdJwtCredentialList, "A page of credentials."),
+  }, (orgId, { cursor, limit }) => openid4vc.credentials(orgId, { cursor, limit }));
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/orgs/{orgId}/sd-jwt-credentials/{id}",
-      operationId: "getSdJwtCredential",
-      tags: TAG,
-      summary: "One stored SD-JWT VC",
-      request: { params: OrgIdParams },
-      responses: {
-        200: json(SdJwtCredentialSchema, "The credential."),
-        ...errorResponses(400, 401, 403, 404, 503),
-      },
-    }),
-    async (c) => {
-      const { orgId, id } = c.req.valid("param");
-      return c.json(await openid4vc.credential(orgId, id), 200);
-    },
-  );
+  routes.record({
+    method: "get",
+    path: "/orgs/{orgId}/sd-jwt-credentials/{id}",
+    operationId: "getSdJwtCredential",
+    summary: "One stored SD-JWT VC",
+    params: OrgIdParams,
+    ok: json(SdJwtCredentialSchema, "The credential."),
+    errors: [400, 401, 403, 404, 503],
+  }, (orgId, id) => openid4vc.credential(orgId, id));
 
   return app;
 }

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CredentialStatusSchema } from "../status/mod.ts";
-import { uuidSchema } from "../http/mod.ts";
+import { pageOf, RecordIdParam, stateListQuery } from "../http/mod.ts";
 
 export const OFFER_STATES = ["offer-received", "deferred", "done", "declined", "failed"] as const;
 
@@ -29,18 +29,11 @@ export const AcceptOpenidOfferBody = z.object({
 /** `{orgId, id}` path parameters. */
 export const OrgIdParams = z.object({
   orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }),
-  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
+  ...RecordIdParam.shape,
 });
 
 /** `?state=&limit=&cursor=`. */
-export const OfferListQuery = z.object({
-  state: z.enum(OFFER_STATES).optional().openapi({ param: { name: "state", in: "query" } }),
-  limit: z.string().optional().openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z.string().optional().openapi({ param: { name: "cursor", in: "query" } }),
-});
-
-/** `?limit=&cursor=`. */
-export const CredentialPageQuery = OfferListQuery.omit({ state: true });
+export const OfferListQuery = stateListQuery(OFFER_STATES);
 
 /** An offer record. */
 export const OfferRecordSchema = z.object({
@@ -58,10 +51,7 @@ export const OfferRecordSchema = z.object({
 }).openapi("OpenidCredentialOffer");
 
 /** A page of offers. */
-export const OfferList = z.object({
-  data: z.array(OfferRecordSchema),
-  nextCursor: z.string().nullable(),
-}).openapi("OpenidCredentialOfferList");
+export const OfferList = pageOf(OfferRecordSchema, "OpenidCredentialOfferList");
 
 /** A stored SD-JWT VC. */
 export const SdJwtCredentialSchema = z.object({
@@ -77,7 +67,4 @@ export const SdJwtCredentialSchema = z.object({
 }).openapi("SdJwtCredential");
 
 /** A page of SD-JWT VCs. */
-export const SdJwtCredentialList = z.object({
-  data: z.array(SdJwtCredentialSchema),
-  nextCursor: z.string().nullable(),
-}).openapi("SdJwtCredentialList");
+export const SdJwtCredentialList = pageOf(SdJwtCredentialSchema, "SdJwtCredentialList");

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { keys, listPage, type Page } from "../kv/mod.ts";
+import { keys, listPage, listRecords, type Page } from "../kv/mod.ts";
 import { type CredentialStatus, type StatusService, withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type {
@@ -71,17 +71,12 @@ export async function readOffer(
 }
 
 /** One page of an org's offers, newest first. */
-export async function listOffers(
+export function listOffers(
   kv: Deno.Kv,
   orgId: string,
   q: { limit: number; cursor?: string; state?: OfferState },
 ): Promise<Page<OfferRecord>> {
-  const page = await listPage<StoredOffer>(kv, keys.oid4vcOfferPrefix(orgId), {
-    limit: q.limit,
-    cursor: q.cursor,
-    filter: q.state ? (s) => s.record.state === q.state : undefined,
-  });
-  return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
+  return listRecords(kv, keys.oid4vcOfferPrefix(orgId), q);
 }
 
 /** Adds a new stored credential (head and parts) to `op`. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { uuidSchema } from "../http/mod.ts";
+import { pageOf, RecordIdParam, stateListQuery } from "../http/mod.ts";
 import { PRESENTATION_STATES } from "./record.ts";
 
 const STATES = PRESENTATION_STATES as unknown as readonly [string, ...string[]];
@@ -33,15 +33,11 @@ export const AcceptRequestBody = z.object({
 /** `{orgId, id}` path parameters. */
 export const RequestIdParams = z.object({
   orgId: z.string().openapi({ param: { name: "orgId", in: "path" } }),
-  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
+  ...RecordIdParam.shape,
 });
 
 /** `?state=&limit=&cursor=`. */
-export const RequestListQuery = z.object({
-  state: z.enum(STATES).optional().openapi({ param: { name: "state", in: "query" } }),
-  limit: z.string().optional().openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z.string().optional().openapi({ param: { name: "cursor", in: "query" } }),
-});
+export const RequestListQuery = stateListQuery(STATES);
 
 const ClaimPath = z.array(z.union([z.string(), z.number()]));
 
@@ -77,7 +73,4 @@ export const PresentationRequestSchema = z.object({
 }).openapi("PresentationRequest");
 
 /** A page of presentation requests. */
-export const PresentationRequestList = z.object({
-  data: z.array(PresentationRequestSchema),
-  nextCursor: z.string().nullable(),
-}).openapi("PresentationRequestList");
+export const PresentationRequestList = pageOf(PresentationRequestSchema, "PresentationRequestList");

@@ -9,7 +9,7 @@
  * @module
  */
 import { conflict, notFound } from "../errors.ts";
-import { atomicUpdate, keys, listPage, type Page } from "../kv/mod.ts";
+import { atomicUpdate, keys, listRecords, type Page } from "../kv/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type {
   PresentationRequestRecord,
@@ -88,17 +88,12 @@ export async function readRequest(
 }
 
 /** One page of an org's requests, newest first. */
-export async function listRequests(
+export function listRequests(
   kv: Deno.Kv,
   orgId: string,
   q: { limit: number; cursor?: string; state?: PresentationState },
 ): Promise<Page<PresentationRequestRecord>> {
-  const page = await listPage<StoredPresentationRequest>(kv, keys.oid4vpRequestPrefix(orgId), {
-    limit: q.limit,
-    cursor: q.cursor,
-    filter: q.state ? (s) => s.record.state === q.state : undefined,
-  });
-  return { data: page.data.map((s) => s.record), nextCursor: page.nextCursor };
+  return listRecords(kv, keys.oid4vpRequestPrefix(orgId), q);
 }
 
 /**

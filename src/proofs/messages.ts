@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { DidCommMessage } from "../didcomm/mod.ts";
+import { formatAttachment } from "../credentials/mod.ts";
+import { type DidCommMessage, threadProblemReport } from "../didcomm/mod.ts";
 
 const BASE = "https://didcomm.org/present-proof/2.0";
 
@@ -38,31 +39,17 @@ export const PROOF_PROBLEM_CODES = {
   malformed: "malformed-message",
 } as const;
 
-/** Base64 (standard, padded) of a JSON value's UTF-8 text. */
-function jsonToBase64(value: unknown): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(value));
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(bin);
-}
-
 /** The `presentation` message on thread `threadId` carrying one signed VP (RFC 0510). */
 export function presentationMessage(
   threadId: string,
   presentation: Record<string, unknown>,
 ): DidCommMessage {
-  const attachId = crypto.randomUUID();
+  const { format, attachment } = formatAttachment(PE_SUBMISSION, presentation);
   return {
     "@type": PRESENT_PROOF_V2.presentation,
     "@id": crypto.randomUUID(),
-    formats: [{ attach_id: attachId, format: PE_SUBMISSION }],
-    "presentations~attach": [{
-      "@id": attachId,
-      "mime-type": "application/json",
-      data: { base64: jsonToBase64(presentation) },
-    }],
+    formats: [format],
+    "presentations~attach": [attachment],
     last_presentation: true,
     "~thread": { thid: threadId },
   };
@@ -74,10 +61,5 @@ export function proofProblemReport(
   code: string,
   explanation: string,
 ): DidCommMessage {
-  return {
-    "@type": PRESENT_PROOF_V2.problemReport,
-    "@id": crypto.randomUUID(),
-    description: { en: explanation, code },
-    "~thread": { thid: threadId },
-  };
+  return threadProblemReport(PRESENT_PROOF_V2.problemReport, threadId, code, explanation);
 }

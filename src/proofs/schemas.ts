@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { uuidSchema } from "../http/mod.ts";
+import { pageOf, stateListQuery, uuidSchema } from "../http/mod.ts";
 import { PROOF_STATES } from "./record.ts";
 
 /** Body of decline-request: `{proofRecordId}`. */
@@ -77,19 +77,7 @@ export const ProofExchangeRecordSchema = z.object({
 }).openapi("ProofExchangeRecord");
 
 /** A page of proof exchange records. */
-export const ProofExchangeList = z.object({
-  data: z.array(ProofExchangeRecordSchema),
-  nextCursor: z.string().nullable(),
-}).openapi("ProofExchangeList");
-
-/** Path parameter `id` (a record id). */
-export const ProofIdParam = z.object({
-  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
-});
+export const ProofExchangeList = pageOf(ProofExchangeRecordSchema, "ProofExchangeList");
 
 /** `?state=&limit=&cursor=`. */
-export const ProofListQuery = z.object({
-  state: z.enum(PROOF_STATES).optional().openapi({ param: { name: "state", in: "query" } }),
-  limit: z.string().optional().openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z.string().optional().openapi({ param: { name: "cursor", in: "query" } }),
-});
+export const ProofListQuery = stateListQuery(PROOF_STATES);

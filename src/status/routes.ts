@@ -13,7 +13,7 @@ import {
   errorResponses,
   jsonContent as json,
   OrgParams,
-  uuidSchema,
+  RecordIdParam,
 } from "../http/mod.ts";
 import type { StatusService } from "./service.ts";
 import type { StatusSubject } from "./types.ts";
@@ -33,9 +33,7 @@ export interface StatusRoutesDeps {
   sdJwt: StoredCredentialReader;
 }
 
-const Params = OrgParams.extend({
-  id: uuidSchema("id").openapi({ param: { name: "id", in: "path" } }),
-});
+const Params = OrgParams.extend(RecordIdParam.shape);
 
 /** The check-status routes. */
 export function statusRoutes({ status, w3c, sdJwt }: StatusRoutesDeps) {

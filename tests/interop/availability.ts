@@ -40,6 +40,31 @@ export function interopOptions(peerDir: URL, probe?: string): { ignore: boolean 
   return { ignore: true };
 }
 
+/**
+ * A test of a peer (`options`: {@link interopOptions} and sanitizer settings) that runs `fn` on
+ * what `start` made (the peers and the service) and then `stop`s it, whatever happens.
+ */
+export function interopTest<S>(
+  name: string,
+  options: { ignore: boolean; sanitizeOps?: boolean; sanitizeResources?: boolean },
+  start: () => Promise<S>,
+  stop: (s: S) => Promise<void>,
+  fn: (s: S) => Promise<void>,
+): void {
+  Deno.test({
+    name,
+    ...options,
+    fn: async () => {
+      const s = await start();
+      try {
+        await fn(s);
+      } finally {
+        await stop(s);
+      }
+    },
+  });
+}
+
 /** The Credo DIDComm issuer peer's folder. */
 export const CREDO_PEER_DIR = new URL("./credo_peer/", import.meta.url);
 

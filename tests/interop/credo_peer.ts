@@ -6,7 +6,7 @@
  * Needs `bash tests/interop/setup.sh` (npm ci) to have run once.
  */
 
-import { spawnNodePeer } from "./node_peer.ts";
+import { peerControl, spawnNodePeer } from "./node_peer.ts";
 
 const PEER_DIR = new URL("./credo_peer/", import.meta.url);
 
@@ -220,9 +220,7 @@ export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promis
     ...options,
   });
   const { ready } = peer;
-  const base = `http://127.0.0.1:${ready.controlPort}`;
-  const api = <T>(method: string, path: string, body?: unknown) =>
-    peer.api<T>(base, method, path, body);
+  const { api, logs, close } = peerControl(peer);
   const issuer: CredoIssuer = {
     didcommPort: Number(ready.didcommPort),
     controlPort: Number(ready.controlPort),
@@ -268,8 +266,8 @@ export async function startCredoIssuer(options: CredoIssuerOptions = {}): Promis
         const record = await issuer.credential(id);
         return record.state === state ? record : undefined;
       }, timeoutMs),
-    logs: () => peer.logs(),
-    close: () => peer.close(base),
+    logs,
+    close,
   };
   return issuer;
 }

@@ -37,6 +37,31 @@ export interface NodePeer {
   close(controlUrl: string): Promise<void>;
 }
 
+/** A running peer's control API bound to its address: what a launcher wraps. */
+export interface PeerControl {
+  /** READY's `controlUrl`, else `http://127.0.0.1:<controlPort>`. */
+  controlUrl: string;
+  /** Calls the control API; throws on a non-2xx answer. */
+  api<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Its stderr so far (last 64 KiB). */
+  logs(): string;
+  /** Stops the peer (control API, then SIGKILL after 3 s) and awaits its exit. */
+  close(): Promise<void>;
+}
+
+/** {@link PeerControl} of a spawned peer. */
+export function peerControl(node: NodePeer): PeerControl {
+  const controlUrl = typeof node.ready.controlUrl === "string"
+    ? node.ready.controlUrl
+    : `http://127.0.0.1:${node.ready.controlPort}`;
+  return {
+    controlUrl,
+    api: (method, path, body) => node.api(controlUrl, method, path, body),
+    logs: () => node.logs(),
+    close: () => node.close(controlUrl),
+  };
+}
+
 /** The Node.js executable of a launcher's options. */
 export function nodeExecutable(options: { nodePath?: string }): string {
   return options.nodePath ?? Deno.env.get("NODE_BIN") ?? "node";

@@ -3,7 +3,7 @@
  * behind a real local relay that it publishes as its own origin, this service as the holder (an
  * org with a configured agent, a holder token), and the calls and reads the tests make.
  */
-import { interopOptions } from "./availability.ts";
+import { interopOptions, interopTest } from "./availability.ts";
 import {
   type Oid4vcIssuer,
   type Oid4vcIssuerOptions,
@@ -19,7 +19,7 @@ import {
   type TestContext,
 } from "../support/context.ts";
 import { freePort } from "../support/service_process.ts";
-import type { OutboxMessage } from "../../src/outbox/mod.ts";
+import { recordEvents } from "../support/outbox.ts";
 
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
 /** Deno.test options of the interop tests (skipped, or failed under CI, without the peer). */
@@ -67,23 +67,43 @@ export async function teardown(s: Setup) {
   await s.relay.close();
 }
 
+/**
+ * An interop test (`opts`) that runs `fn` on a fresh {@link setup} (`context` and `peer` as there),
+ * torn down afterwards whatever happens.
+ */
+export function oid4vcTest(
+  name: string,
+  fn: (s: Setup) => Promise<void>,
+  context?: ContextOptions,
+  peer?: Omit<Oid4vcIssuerOptions, "port" | "publicOrigin">,
+): void {
+  interopTest(name, opts, () => setup(context, peer), teardown, fn);
+}
+
+/** What the holder calls need: the service and a token of the org. */
+type Holder = Pick<Setup, "ctx" | "token">;
+
 /** `POST /orgs/{org}/openid4vc/offers`. */
-export const receive = async (s: Setup, offerUri: string, org = ORG, token = s.token) =>
+export const receive = async (s: Holder, offerUri: string, org = ORG, token = s.token) =>
   await s.ctx.call("POST", `/orgs/${org}/openid4vc/offers`, {
     token,
     body: { credentialOffer: offerUri },
   });
-/** `POST /orgs/{ORG}/openid4vc/offers/{id}/accept`. */
-export const accept = async (s: Setup, id: string, body: Json = {}) =>
-  await s.ctx.call("POST", `/orgs/${ORG}/openid4vc/offers/${id}/accept`, { token: s.token, body });
+/** `POST /orgs/{org}/openid4vc/offers/{id}/accept`. */
+export const accept = async (s: Holder, id: string, body: Json = {}, org = ORG) =>
+  await s.ctx.call("POST", `/orgs/${org}/openid4vc/offers/${id}/accept`, { token: s.token, body });
 /**
- * Creates an offer at the issuer (`options`), receives it (201) and accepts it (200): the offer,
- * the record received and the record the accept answered.
+ * Creates an offer at the issuer (`options`), receives it (201) and accepts it (200) in `org`: the
+ * offer, the record received and the record the accept answered.
  */
-export async function offerAndAccept(s: Setup, options?: Oid4vcOfferOptions) {
+export async function offerAndAccept(
+  s: Holder & Pick<Setup, "issuer">,
+  options?: Oid4vcOfferOptions,
+  org = ORG,
+) {
   const offer = await s.issuer.createOffer(options);
-  const rec = await expectJson(await receive(s, offer.offerUri), 201);
-  const out = await expectJson(await accept(s, rec.id as string), 200);
+  const rec = await expectJson(await receive(s, offer.offerUri, org), 201);
+  const out = await expectJson(await accept(s, rec.id as string, {}, org), 200);
   return { offer, rec, out };
 }
 /** `GET /orgs/{ORG}/openid4vc/offers/{id}`. */
@@ -98,6 +118,12 @@ export const offerReaches = (s: Setup, id: string, states: string[], timeoutMs?:
     const r = await getOffer(s, id);
     return states.includes(String(r.state)) ? r : undefined;
   }, timeoutMs);
+/** `GET /orgs/{org}/sd-jwt-credentials/{id}`: a stored SD-JWT VC. */
+export const getCredential = async (s: Holder, id: string, org = ORG) =>
+  await expectJson(
+    await s.ctx.call("GET", `/orgs/${org}/sd-jwt-credentials/${id}`, { token: s.token }),
+    200,
+  );
 /** How many SD-JWT VCs the org has stored. */
 export const credentialCount = async (s: Setup) =>
   ((await expectJson(
@@ -106,16 +132,5 @@ export const credentialCount = async (s: Setup) =>
   )).data as Json[]).length;
 
 /** The credential.state_changed events of one offer, in order. */
-export async function events(kv: Deno.Kv, offerId: string): Promise<Json[]> {
-  const out: Json[] = [];
-  for await (const e of kv.list<OutboxMessage<Json>>({ prefix: ["outbox"] })) {
-    const ev = e.value.payload as { type?: string; data?: Json };
-    if (
-      e.value.kind === "webhook" && ev.type === "credential.state_changed" &&
-      ev.data?.id === offerId
-    ) {
-      out.push(ev.data);
-    }
-  }
-  return out;
-}
+export const events = (kv: Deno.Kv, offerId: string) =>
+  recordEvents(kv, "credential.state_changed", offerId);

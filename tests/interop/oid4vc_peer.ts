@@ -6,7 +6,7 @@
  * Needs `npm ci --ignore-scripts` in `tests/interop/oid4vc_peer` to have run once.
  */
 
-import { runNodeScript, spawnNodePeer } from "./node_peer.ts";
+import { type PeerControl, peerControl, runNodeScript, spawnNodePeer } from "./node_peer.ts";
 
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
 
@@ -198,15 +198,39 @@ export interface Oid4vcIssuer {
   close(): Promise<void>;
 }
 
+/**
+ * Spawns `script` of `tests/interop/oid4vc_peer` (the issuer or the verifier: one set of npm
+ * packages, one control API with `/stop`) as `name`; its READY line and bound control API.
+ */
+export async function spawnOid4vcPeer(
+  name: string,
+  script: string,
+  args: string[],
+  options: { startupTimeoutMs?: number; logLevel?: string; nodePath?: string },
+): Promise<PeerControl & { ready: Record<string, unknown> }> {
+  const node = await spawnNodePeer({
+    name,
+    dir: PEER_DIR,
+    script,
+    args,
+    installed: {
+      probe: "node_modules/@credo-ts/openid4vc/package.json",
+      hint: "run `bash tests/interop/setup.sh`",
+    },
+    stopPath: "/stop",
+    ...options,
+  });
+  return { ready: node.ready, ...peerControl(node) };
+}
+
 /** Starts the Credo OID4VCI issuer peer; always `close()` it (e.g. in `finally`). */
 export async function startOid4vcIssuer(
   options: Oid4vcIssuerOptions = {},
 ): Promise<Oid4vcIssuer> {
-  const node = await spawnNodePeer({
-    name: "OID4VC peer",
-    dir: PEER_DIR,
-    script: "issuer.mjs",
-    args: [
+  const { ready, controlUrl, api, logs, close } = await spawnOid4vcPeer(
+    "OID4VC peer",
+    "issuer.mjs",
+    [
       "--port",
       String(options.port ?? 0),
       "--control-port",
@@ -216,17 +240,8 @@ export async function startOid4vcIssuer(
         ? ["--access-token-seconds", String(options.accessTokenSeconds)]
         : []),
     ],
-    installed: {
-      probe: "node_modules/@credo-ts/openid4vc/package.json",
-      hint: "run `bash tests/interop/setup.sh`",
-    },
-    stopPath: "/stop",
-    ...options,
-  });
-  const { ready } = node;
-  const controlUrl = String(ready.controlUrl);
-  const api = <T>(method: string, path: string, body?: unknown) =>
-    node.api<T>(controlUrl, method, path, body);
+    options,
+  );
   const peer: Oid4vcIssuer = {
     issuerBaseUrl: String(ready.issuerBaseUrl),
     controlUrl,
@@ -261,8 +276,8 @@ export async function startOid4vcIssuer(
         issuer,
         binding,
       ]),
-    logs: () => node.logs(),
-    close: () => node.close(controlUrl),
+    logs,
+    close,
   };
   return peer;
 }

@@ -4,7 +4,8 @@
  * Spawns it with Node.js on free 127.0.0.1 ports, waits for its `READY {...}` line and wraps its
  * JSON control API.
  */
-import { runNodeScript, spawnNodePeer } from "./node_peer.ts";
+import { runNodeScript } from "./node_peer.ts";
+import { spawnOid4vcPeer } from "./oid4vc_peer.ts";
 
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
 
@@ -98,22 +99,12 @@ export interface CredoHolderTiming {
 export async function startOid4vpVerifier(
   options: Oid4vpVerifierOptions = {},
 ): Promise<Oid4vpVerifier> {
-  const node = await spawnNodePeer({
-    name: "OID4VP verifier peer",
-    dir: PEER_DIR,
-    script: "verifier.mjs",
-    args: ["--port", "0", "--control-port", "0"],
-    installed: {
-      probe: "node_modules/@credo-ts/openid4vc/package.json",
-      hint: "run `bash tests/interop/setup.sh`",
-    },
-    stopPath: "/stop",
-    ...options,
-  });
-  const { ready } = node;
-  const controlUrl = String(ready.controlUrl);
-  const api = <T>(method: string, path: string, body?: unknown) =>
-    node.api<T>(controlUrl, method, path, body);
+  const { ready, controlUrl, api, logs, close } = await spawnOid4vcPeer(
+    "OID4VP verifier peer",
+    "verifier.mjs",
+    ["--port", "0", "--control-port", "0"],
+    options,
+  );
   const peer: Oid4vpVerifier = {
     verifierBaseUrl: String(ready.verifierBaseUrl),
     controlUrl,
@@ -145,8 +136,8 @@ export async function startOid4vpVerifier(
         controlUrl,
         String(n),
       ]),
-    logs: () => node.logs(),
-    close: () => node.close(controlUrl),
+    logs,
+    close,
   };
   return peer;
 }

@@ -5,7 +5,8 @@
  * OpenID4VCI before any request.
  */
 import assert from "node:assert/strict";
-import { interopOptions } from "./availability.ts";
+import { interopTest } from "./availability.ts";
+import { offerAndAccept, opts as vpInterop } from "./oid4vc_holder.ts";
 import { type Oid4vcIssuer, type Oid4vcOfferOptions, startOid4vcIssuer } from "./oid4vc_peer.ts";
 import { type Oid4vpVerifier, startOid4vpVerifier } from "./oid4vp_peer.ts";
 import { configureAgent, type ServedContext, servedContext } from "../didcomm/helpers.ts";
@@ -15,16 +16,10 @@ import {
   expectJson,
   type TestContext,
 } from "../support/context.ts";
-import type { OutboxMessage } from "../../src/outbox/mod.ts";
+import { recordEvents } from "../support/outbox.ts";
 
-const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
-
-/** Deno.test options of the OpenID4VP interop tests. */
-export const vpInterop = {
-  ...interopOptions(PEER_DIR, "node_modules/@credo-ts/openid4vc/package.json"),
-  sanitizeOps: false,
-  sanitizeResources: false,
-};
+/** Deno.test options of the OpenID4VP interop tests (the same peer as OpenID4VCI's). */
+export { vpInterop };
 
 export const ORG = "org-oid4vp";
 export const VCT = "https://example.org/vct/identity";
@@ -60,21 +55,7 @@ export async function issueToOrg(
   s: Omit<VpSetup, "credentialId">,
   offerOptions: Oid4vcOfferOptions = { issuer: "ed25519-did-key" },
 ): Promise<string> {
-  const offer = await s.issuer.createOffer(offerOptions);
-  const rec = await expectJson(
-    await s.ctx.call("POST", `/orgs/${ORG}/openid4vc/offers`, {
-      token: s.token,
-      body: { credentialOffer: offer.offerUri },
-    }),
-    201,
-  );
-  const done = await expectJson(
-    await s.ctx.call("POST", `/orgs/${ORG}/openid4vc/offers/${rec.id}/accept`, {
-      token: s.token,
-      body: {},
-    }),
-    200,
-  );
+  const { out: done } = await offerAndAccept(s, offerOptions, ORG);
   assert.equal(done.state, "done", String(done.errorMessage));
   return (done.credentialIds as string[])[0]!;
 }
@@ -98,9 +79,25 @@ export async function vpTeardown(s: VpSetup): Promise<void> {
   await Promise.all([s.issuer.close(), s.verifier.close()]);
 }
 
+/** An interop test that runs `fn` on a fresh {@link vpSetup} (`context`), closed afterwards. */
+export function vpTest(
+  name: string,
+  fn: (s: VpSetup) => Promise<void>,
+  context?: ContextOptions,
+): void {
+  interopTest(name, vpInterop, () => vpSetup(context), vpTeardown, fn);
+}
+
 /** POST a request link to the org. */
 export const receive = (s: VpSetup, request: string, token = s.token, org = ORG) =>
   s.ctx.call("POST", `/orgs/${org}/openid4vp/requests`, { token, body: { request } });
+
+/** `GET /orgs/{ORG}/openid4vp/requests/{id}`: the request record. */
+export const getRequest = async (s: VpSetup, id: string) =>
+  await expectJson(
+    await s.ctx.call("GET", `/orgs/${ORG}/openid4vp/requests/${id}`, { token: s.token }),
+    200,
+  );
 
 /** Accept (with an optional selection). */
 export const accept = (s: VpSetup, id: string, body: Json = {}) =>
@@ -111,17 +108,8 @@ export const decline = (s: VpSetup, id: string) =>
   s.ctx.call("POST", `/orgs/${ORG}/openid4vp/requests/${id}/decline`, { token: s.token });
 
 /** The presentation.state_changed events of one request, in order. */
-export async function presentationEvents(kv: Deno.Kv, id: string): Promise<Json[]> {
-  const out: Json[] = [];
-  for await (const e of kv.list<OutboxMessage<Json>>({ prefix: ["outbox"] })) {
-    const ev = e.value.payload as { type?: string; data?: Json };
-    if (
-      e.value.kind === "webhook" && ev.type === "presentation.state_changed" &&
-      ev.data?.id === id
-    ) out.push(ev.data);
-  }
-  return out;
-}
+export const presentationEvents = (kv: Deno.Kv, id: string) =>
+  recordEvents(kv, "presentation.state_changed", id);
 
 /** The verifier's answers-endpoint calls of one Credo session (what the holder sent it). */
 export async function sentTo(v: Oid4vpVerifier, authorizationRequestId: string) {

@@ -16,10 +16,8 @@ import {
   presentationEvents,
   receive,
   sentTo,
-  vpInterop,
   type VpSetup,
-  vpSetup,
-  vpTeardown,
+  vpTest,
 } from "./oid4vp_support.ts";
 
 /** Claims Credo saw, minus the SD-JWT VC's plain ones (iss, vct, iat, cnf, issuing_country). */
@@ -91,32 +89,25 @@ async function presentAndCheck(
   );
 }
 
-Deno.test({
-  name:
-    "OID4VP with a real Credo verifier: unsigned direct_post, DID-signed by reference (GET and POST), direct_post.jwt — Credo verifies exactly the requested claims",
-  ...vpInterop,
-  fn: async () => {
-    const s = await vpSetup();
-    try {
-      await presentAndCheck(s, "unsigned direct_post", {
-        signer: "none",
-        responseMode: "direct_post",
-      });
-      await presentAndCheck(s, "DID-signed by reference", {
-        signer: "did",
-        responseMode: "direct_post",
-      });
-      await presentAndCheck(s, "DID-signed, request_uri_method=post", {
-        signer: "did",
-        responseMode: "direct_post",
-        post: true,
-      });
-      await presentAndCheck(s, "direct_post.jwt", {
-        signer: "did",
-        responseMode: "direct_post.jwt",
-      });
-    } finally {
-      await vpTeardown(s);
-    }
+vpTest(
+  "OID4VP with a real Credo verifier: unsigned direct_post, DID-signed by reference (GET and POST), direct_post.jwt — Credo verifies exactly the requested claims",
+  async (s) => {
+    await presentAndCheck(s, "unsigned direct_post", {
+      signer: "none",
+      responseMode: "direct_post",
+    });
+    await presentAndCheck(s, "DID-signed by reference", {
+      signer: "did",
+      responseMode: "direct_post",
+    });
+    await presentAndCheck(s, "DID-signed, request_uri_method=post", {
+      signer: "did",
+      responseMode: "direct_post",
+      post: true,
+    });
+    await presentAndCheck(s, "direct_post.jwt", {
+      signer: "did",
+      responseMode: "direct_post.jwt",
+    });
   },
-});
+);

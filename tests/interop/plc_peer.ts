@@ -8,7 +8,7 @@
  * (`bash tests/interop/setup.sh`).
  */
 import { PLC_PEER_DIR } from "./availability.ts";
-import { spawnNodePeer } from "./node_peer.ts";
+import { peerControl, spawnNodePeer } from "./node_peer.ts";
 
 /** An audit log entry as the directory serves it. */
 export interface PlcAuditEntry {
@@ -72,8 +72,8 @@ export async function startPlcDirectory(): Promise<PlcDirectoryPeer> {
     },
     stopPath: "/stop",
   });
-  const controlUrl = String(node.ready.controlUrl);
-  const post = <T>(path: string, body?: unknown) => node.api<T>(controlUrl, "POST", path, body);
+  const { api, logs, close } = peerControl(node);
+  const post = <T>(path: string, body?: unknown) => api<T>("POST", path, body);
   return {
     directoryUrl: String(node.ready.directoryUrl),
     scenarios: () => post("/scenarios"),
@@ -82,7 +82,7 @@ export async function startPlcDirectory(): Promise<PlcDirectoryPeer> {
     render: (did, operation) => post("/render", { did, operation }),
     cid: async (operation) => (await post<{ cid: string }>("/cid", { operation })).cid,
     libraryVerify: (auditLog) => post("/library-verify", { auditLog }),
-    logs: () => node.logs(),
-    close: () => node.close(controlUrl),
+    logs,
+    close,
   };
 }

@@ -6,12 +6,9 @@
  * send one presentation; the route rules (400, 404 for another org, 409).
  */
 import assert from "node:assert/strict";
-import * as vc from "@digitalbazaar/vc";
-import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
-import { createDocumentLoader } from "../../src/credentials/jsonld/document_loader.ts";
-import { resolveDidKey } from "../credentials/jsonld/test_keys.ts";
 import { expectJson } from "../support/context.ts";
 import {
+  acceptRequest,
   createProofContext,
   definition,
   presentationOf,
@@ -19,6 +16,7 @@ import {
   receiveRequest,
   requestMessage,
   sentOn,
+  verifiesAt,
 } from "./helpers.ts";
 
 type Json = Record<string, unknown>;
@@ -44,13 +42,7 @@ Deno.test("accept-request: the presentation carries the newest match, its submis
     ]);
     assert.deepEqual(rec.selection, { name: newer });
 
-    const accepted = await expectJson(
-      await ctx.call("POST", "/proofs/accept-request", {
-        token: ctx.member,
-        body: { proofRecordId: rec.id },
-      }),
-      200,
-    );
+    const accepted = await expectJson(await acceptRequest(ctx, rec.id), 200);
     assert.equal(accepted.state, "presentation-sent");
     const [msg] = sentOn(await ctx.flush(), req["@id"], "presentation");
     assert.ok(msg, "a presentation was sent");
@@ -72,16 +64,9 @@ Deno.test("accept-request: the presentation carries the newest match, its submis
     assert.equal(proof.challenge, "c-123");
     assert.equal(proof.domain, "verifier.test");
     assert.equal(proof.verificationMethod, `${holder}#${holder.slice(8)}`);
-    const check = (challenge: string) =>
-      vc.verify({
-        presentation: vp,
-        challenge,
-        domain: "verifier.test",
-        suite: new Ed25519Signature2018(),
-        documentLoader: createDocumentLoader({ resolveDid: resolveDidKey }),
-      }) as Promise<{ verified: boolean }>;
-    assert.equal((await check("c-123")).verified, true);
-    assert.equal((await check("another")).verified, false);
+    const check = (challenge: string) => verifiesAt(vp, { challenge, domain: "verifier.test" });
+    assert.equal(await check("c-123"), true);
+    assert.equal(await check("another"), false);
   } finally {
     await ctx.close();
   }
@@ -96,11 +81,7 @@ Deno.test("accept-request: a selection picks an older credential; a wrong one is
     const req = requestMessage(definition(["name", "$.credentialSubject.name"]));
     await ctx.receive(req);
     const { id } = await proofOf(ctx, req["@id"]);
-    const accept = (selection: Json) =>
-      ctx.call("POST", "/proofs/accept-request", {
-        token: ctx.member,
-        body: { proofRecordId: id, selection },
-      });
+    const accept = (selection: Json) => acceptRequest(ctx, id, selection);
     const bad = await expectJson(await accept({ nom: older }), 400);
     assert.match(String(bad.message), /input descriptor "nom"/);
     const wrong = await expectJson(await accept({ name: ageOnly }), 409);
@@ -132,22 +113,10 @@ Deno.test("a revoked or suspended credential is never offered as a match", async
     const rec = await proofOf(ctx, req["@id"]);
     const [d] = rec.inputDescriptors as Json[];
     assert.deepEqual((d!.matches as Json[]).map((m) => m.credentialId), [good]);
-    const chosen = await expectJson(
-      await ctx.call("POST", "/proofs/accept-request", {
-        token: ctx.member,
-        body: { proofRecordId: rec.id, selection: { name: revoked } },
-      }),
-      409,
-    );
+    const chosen = await expectJson(await acceptRequest(ctx, rec.id, { name: revoked }), 409);
     assert.match(String(chosen.message), /revoked/);
     banned.add(good);
-    const none = await expectJson(
-      await ctx.call("POST", "/proofs/accept-request", {
-        token: ctx.member,
-        body: { proofRecordId: rec.id },
-      }),
-      409,
-    );
+    const none = await expectJson(await acceptRequest(ctx, rec.id), 409);
     assert.match(String(none.message), /No stored credential satisfies input descriptor "name"/);
     assert.deepEqual(sentOn(await ctx.flush(), req["@id"], "presentation"), []);
   } finally {
@@ -186,24 +155,12 @@ Deno.test("20 parallel accept-request calls: one 200, the rest 409, one presenta
     await ctx.store({ name: "Alice" });
     const { req, rec: { id } } = await receiveRequest(ctx);
     const other = await ctx.token({ "org-b": ["owner"] });
-    await expectJson(
-      await ctx.call("POST", "/proofs/accept-request", {
-        token: other,
-        body: { proofRecordId: id },
-      }),
-      404,
-    );
+    await expectJson(await acceptRequest(ctx, id, undefined, other), 404);
     await expectJson(
       await ctx.call("POST", "/proofs/accept-request", { token: ctx.member, body: { id } }),
       400,
     );
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        ctx.call("POST", "/proofs/accept-request", {
-          token: ctx.member,
-          body: { proofRecordId: id },
-        })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => acceptRequest(ctx, id)));
     assert.deepEqual(results.map((r) => r.status).sort(), [200, ...Array(19).fill(409)]);
     for (const r of results) await r.body?.cancel();
     assert.equal(sentOn(await ctx.flush(), req["@id"], "presentation").length, 1);

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { keys } from "../../src/kv/mod.ts";
 import { expectJson } from "../support/context.ts";
-import { createProofContext, proofOf, receiveRequest, sentOn } from "./helpers.ts";
+import { acceptRequest, createProofContext, proofOf, receiveRequest, sentOn } from "./helpers.ts";
 
 type Json = Record<string, unknown>;
 
@@ -54,10 +54,7 @@ Deno.test("an open proof request is evaluated again when read: a credential stor
 
     // Accepted with what the read showed; after that the record keeps what was sent.
     const accepted = await expectJson(
-      await ctx.call("POST", "/proofs/accept-request", {
-        token: ctx.member,
-        body: { proofRecordId: rec.id, selection: fresh.selection },
-      }),
+      await acceptRequest(ctx, rec.id, fresh.selection as Json),
       200,
     );
     assert.equal(accepted.state, "presentation-sent");

@@ -4,17 +4,24 @@
  * (configured through the route, so its wallet key signs), stored W3C credentials signed by a test
  * issuer, and Credo-shaped verifier messages given to the prover's real handlers.
  */
+import * as vc from "@digitalbazaar/vc";
+import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import type { CredentialStatusCheck } from "../../src/proofs/mod.ts";
 import { proverHandlers } from "../../src/proofs/inbound.ts";
 import { addW3cCredential, newW3cRecord } from "../../src/credentials/store.ts";
 import type { CredentialExchangeRecord } from "../../src/credentials/mod.ts";
+import { createDocumentLoader } from "../../src/credentials/jsonld/document_loader.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import type { DocumentLoader } from "../../src/credentials/jsonld/types.ts";
 import type { DidCommMessage } from "../../src/didcomm/mod.ts";
 import type { ConnectionRecord } from "../../src/didcomm/connections/record.ts";
 import { keys, uuidv7 } from "../../src/kv/mod.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
-import { didKeyIdentity, type TestIdentity } from "../credentials/jsonld/test_keys.ts";
+import {
+  didKeyIdentity,
+  resolveDidKey,
+  type TestIdentity,
+} from "../credentials/jsonld/test_keys.ts";
 import { FakeDidcomm, type SentMessage } from "../credentials/helpers.ts";
 
 type Json = Record<string, unknown>;
@@ -198,4 +205,38 @@ export function presentationOf(message: DidCommMessage): Json {
   return JSON.parse(new TextDecoder().decode(
     Uint8Array.from(atob(att.data.base64), (c) => c.charCodeAt(0)),
   ));
+}
+
+/** `POST /proofs/accept-request` of record `id` (with `selection`), by `token` (the member's). */
+export function acceptRequest(
+  ctx: ProofContext,
+  id: unknown,
+  selection?: Json,
+  token = ctx.member,
+): Promise<Response> {
+  return ctx.call("POST", "/proofs/accept-request", {
+    token,
+    body: { proofRecordId: id, ...(selection === undefined ? {} : { selection }) },
+  });
+}
+
+/**
+ * Whether a verifier accepts presentation `vp` (checked with @digitalbazaar/vc: Ed25519 2018,
+ * did:key, authentication over `challenge` and `domain`, the JSON-LD `contexts` it knows).
+ */
+export async function verifiesAt(
+  vp: Json,
+  o: { challenge: string; domain?: string; contexts?: ReadonlyMap<string, object> },
+): Promise<boolean> {
+  const result = await vc.verify({
+    presentation: vp,
+    challenge: o.challenge,
+    ...(o.domain === undefined ? {} : { domain: o.domain }),
+    suite: new Ed25519Signature2018(),
+    documentLoader: createDocumentLoader({
+      resolveDid: resolveDidKey,
+      ...(o.contexts === undefined ? {} : { contexts: o.contexts }),
+    }),
+  }) as { verified: boolean };
+  return result.verified;
 }

@@ -7,13 +7,11 @@
  * check).
  */
 import assert from "node:assert/strict";
-import * as vc from "@digitalbazaar/vc";
-import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import { createDocumentLoader } from "../../src/credentials/jsonld/document_loader.ts";
-import { resolveDidKey } from "../credentials/jsonld/test_keys.ts";
 import { entry, listCredential, listHost, testIssuer } from "../status/lists.ts";
 import { expectJson } from "../support/context.ts";
 import {
+  acceptRequest,
   createProofContext,
   definition,
   presentationOf,
@@ -21,6 +19,7 @@ import {
   receiveRequest,
   requestMessage,
   sentOn,
+  verifiesAt,
 } from "./helpers.ts";
 
 type Json = Record<string, unknown>;
@@ -101,26 +100,12 @@ Deno.test("a credential with an issuer context from JSONLD_CONTEXT_ALLOW is pres
     await ctx.receive(req);
     const rec = await proofOf(ctx, req["@id"]);
     assert.deepEqual(rec.selection, { nick: id });
-    const accepted = await expectJson(
-      await ctx.call("POST", "/proofs/accept-request", {
-        token: ctx.member,
-        body: { proofRecordId: rec.id },
-      }),
-      200,
-    );
+    const accepted = await expectJson(await acceptRequest(ctx, rec.id), 200);
     assert.equal(accepted.state, "presentation-sent");
     const [msg] = sentOn(await ctx.flush(), req["@id"], "presentation");
     const vp = presentationOf(msg!);
-    const result = await vc.verify({
-      presentation: vp,
-      challenge: "c-ctx",
-      suite: new Ed25519Signature2018(),
-      documentLoader: createDocumentLoader({
-        resolveDid: resolveDidKey,
-        contexts: new Map([[url, vocab]]),
-      }),
-    }) as { verified: boolean };
-    assert.equal(result.verified, true);
+    const contexts = new Map([[url, vocab]]);
+    assert.equal(await verifiesAt(vp, { challenge: "c-ctx", contexts }), true);
   } finally {
     await ctx.close();
     await server.shutdown();
@@ -150,11 +135,7 @@ Deno.test("accept-request of a credential whose context cannot be loaded now: 40
       });
       await ctx.receive(req);
       const rec = await proofOf(ctx, req["@id"]);
-      const res = await ctx.call("POST", "/proofs/accept-request", {
-        token: ctx.member,
-        body: { proofRecordId: rec.id },
-      });
-      const body = await expectJson(res, status);
+      const body = await expectJson(await acceptRequest(ctx, rec.id), status);
       assert.match(String(body.message), new RegExp(url.replaceAll(".", "\\.")));
       assert.match(String(body.message), new RegExp(says));
       assert.equal((await proofOf(ctx, req["@id"])).state, "request-received");

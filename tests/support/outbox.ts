@@ -5,6 +5,7 @@
  * and every receiver answered (a delivery ends when its HTTP request does).
  */
 import { keys } from "../../src/kv/mod.ts";
+import type { OutboxMessage } from "../../src/outbox/mod.ts";
 import { waitFor } from "./wait.ts";
 
 /** The outbox messages still pending in `kv` (due now, leased, or waiting for a retry). */
@@ -23,4 +24,18 @@ export async function drainOutbox(kv: Deno.Kv, timeoutMs = 15_000): Promise<void
     .catch(async (err) => {
       throw new Error(`${err.message} (${await pendingOutbox(kv)} messages pending)`);
     });
+}
+
+/** The `data` of the webhook events of `type` about record `id` queued in `kv`, in order. */
+export async function recordEvents(
+  kv: Deno.Kv,
+  type: string,
+  id: string,
+): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for await (const e of kv.list<OutboxMessage>({ prefix: ["outbox"] })) {
+    const ev = e.value.payload as { type?: string; data?: Record<string, unknown> };
+    if (e.value.kind === "webhook" && ev.type === type && ev.data?.id === id) out.push(ev.data);
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { validatePublicKey } from "../key_material.ts";
 import type { KeyType } from "../multicodec.ts";
 import {
+  DERIVED_DID_TRAITS,
   type DidDocument,
   type DidMethod,
   fail,
@@ -136,13 +137,7 @@ export function createDidJwk(jwk: PublicJwk): string {
 export const jwkMethod: DidMethod = {
   name: "jwk",
   // derived from the JWK in the DID: never changes, cannot be deactivated
-  traits: {
-    updatable: false,
-    deactivatable: false,
-    enumerable: false,
-    historyAvailable: false,
-    humanReadable: false,
-  },
+  traits: DERIVED_DID_TRAITS,
   deterministic: true,
   resolve(parsed: ParsedDid) {
     const doc = didJwkDocument(parsed.did);

@@ -13,6 +13,7 @@ import {
 } from "../key_material.ts";
 import { decodeMultibaseKey, encodeMultibaseKey, type MulticodecKey } from "../multicodec.ts";
 import {
+  DERIVED_DID_TRAITS,
   type DidDocument,
   type DidMethod,
   fail,
@@ -129,13 +130,7 @@ export function createKeyMethod(options: KeyMethodOptions = {}): DidMethod {
   return {
     name: "key",
     // derived from the key in the DID: never changes, cannot be deactivated
-    traits: {
-      updatable: false,
-      deactivatable: false,
-      enumerable: false,
-      historyAvailable: false,
-      humanReadable: false,
-    },
+    traits: DERIVED_DID_TRAITS,
     deterministic: true,
     resolve(parsed: ParsedDid) {
       const doc = didKeyDocument(parsed.did, { representation: options.representation });

@@ -5,6 +5,7 @@
  */
 import type { KeyRepresentation } from "../key_material.ts";
 import {
+  DERIVED_DID_TRAITS,
   type DidMethod,
   type DidResolutionResult,
   type ParsedDid,
@@ -92,13 +93,7 @@ export function createPeerMethod(options: PeerMethodOptions = {}): DidMethod {
   return {
     name: "peer",
     // numalgo 0, 2 and 4 as resolved here: derived from the DID, never changes
-    traits: {
-      updatable: false,
-      deactivatable: false,
-      enumerable: false,
-      historyAvailable: false,
-      humanReadable: false,
-    },
+    traits: DERIVED_DID_TRAITS,
     deterministic: true,
     isDeterministicFor: (parsed: ParsedDid) => !isPeer4ShortForm(parsed.did),
     resolve(parsed: ParsedDid): Promise<DidResolutionResult> {

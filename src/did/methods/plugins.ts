@@ -23,6 +23,7 @@
  */
 import type { Config } from "../../config.ts";
 import type { SafeFetch } from "../../outbound/mod.ts";
+import { DERIVED_DID_TRAITS } from "../types.ts";
 import type { DriverPlugin } from "./driver.ts";
 import { ethrPlugin } from "./ethr.ts";
 import { polygonPlugin } from "./polygon.ts";
@@ -42,13 +43,7 @@ export function pluginDrivers({ config, operatorFetch }: PluginSettings): Driver
       methods: ["pkh"],
       kind: "deterministic",
       // an account address: it never changes, and nothing can be listed or read out of it
-      traits: {
-        updatable: false,
-        deactivatable: false,
-        enumerable: false,
-        historyAvailable: false,
-        humanReadable: false,
-      },
+      traits: DERIVED_DID_TRAITS,
       driver: async () => (await import("pkh-did-resolver")).getResolver(),
     },
   ];

@@ -181,138 +181,160 @@ async function loadWebhook() {
 }
 
 async function loadDeliveries() {
-  const list = $("deliveries");
-  const res = await api(`/notification/deliveries?orgId=${q(org())}&limit=20`);
-  const page = await jsonOf(res);
-  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-  if (!page.data.length) {
-    return list.replaceChildren(el("li", { class: "muted", text: "No deliveries yet." }));
-  }
-  list.replaceChildren(...page.data.map((d) => {
-    const item = el(
-      "li",
-      { "data-delivery": d.id, "data-status": d.status },
-      facts([
-        ["Event", d.eventType],
-        [
-          "Status",
-          d.skipped
-            ? "succeeded without a request: no endpoint was registered (or it was disabled)"
-            : d.status,
-        ],
-        ["Attempts", d.attemptCount],
-        ["Last answer", d.lastStatus ?? d.lastError],
-        ["Created", d.createdAt],
-        ["Next attempt", d.nextAttemptAt],
-      ]),
-    );
-    if (d.status === "dead") {
-      item.append(el(
-        "div",
-        { class: "actions" },
-        el("button", {
-          type: "button",
-          text: "Re-send",
-          "aria-label": `Re-send the ${d.eventType} delivery of ${d.createdAt}`,
-          onclick: (ev) =>
-            act(
-              ev.currentTarget,
-              `/notification/deliveries/${q(d.id)}/retry`,
-              { orgId: org() },
-              loadDeliveries,
-            ),
-        }),
-      ));
-    }
-    return item;
-  }));
+  await showPage(
+    "deliveries",
+    `/notification/deliveries?orgId=${q(org())}&limit=20`,
+    "No deliveries yet.",
+    (data) =>
+      data.map((d) => {
+        const item = el(
+          "li",
+          { "data-delivery": d.id, "data-status": d.status },
+          facts([
+            ["Event", d.eventType],
+            [
+              "Status",
+              d.skipped
+                ? "succeeded without a request: no endpoint was registered (or it was disabled)"
+                : d.status,
+            ],
+            ["Attempts", d.attemptCount],
+            ["Last answer", d.lastStatus ?? d.lastError],
+            ["Created", d.createdAt],
+            ["Next attempt", d.nextAttemptAt],
+          ]),
+        );
+        if (d.status === "dead") {
+          item.append(el(
+            "div",
+            { class: "actions" },
+            el("button", {
+              type: "button",
+              text: "Re-send",
+              "aria-label": `Re-send the ${d.eventType} delivery of ${d.createdAt}`,
+              onclick: (ev) =>
+                act(
+                  ev.currentTarget,
+                  `/notification/deliveries/${q(d.id)}/retry`,
+                  { orgId: org() },
+                  loadDeliveries,
+                ),
+            }),
+          ));
+        }
+        return item;
+      }),
+  );
 }
 
 async function loadConnections() {
-  const list = $("connections");
-  const res = await api(`/orgs/${q(org())}/connections?limit=20`);
-  const page = await jsonOf(res);
-  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-  if (!page.data.length) {
-    return list.replaceChildren(el("li", { class: "muted", text: "No connections yet." }));
-  }
-  list.replaceChildren(...page.data.map((c) =>
-    el(
-      "li",
-      {},
-      facts([
-        ["Label", c.theirLabel],
-        ["State", c.state],
-        ["Their DID", c.theirDid],
-        ["Protocol", c.protocol],
-        ["Created", c.createdAt],
-      ]),
-    )
-  ));
+  await showPage(
+    "connections",
+    `/orgs/${q(org())}/connections?limit=20`,
+    "No connections yet.",
+    (data) =>
+      data.map((c) =>
+        el(
+          "li",
+          {},
+          facts([
+            ["Label", c.theirLabel],
+            ["State", c.state],
+            ["Their DID", c.theirDid],
+            ["Protocol", c.protocol],
+            ["Created", c.createdAt],
+          ]),
+        )
+      ),
+  );
 }
 
 async function loadExchanges() {
-  const list = $("exchanges");
-  const res = await api(`/orgs/${q(org())}/credentials?limit=20`);
-  const page = await jsonOf(res);
-  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-  if (!page.data.length) {
-    return list.replaceChildren(el("li", { class: "muted", text: "No credential exchanges yet." }));
-  }
-  list.replaceChildren(...page.data.map((x) => {
-    const attrs = (x.credentialAttributes ?? []).map((a) => `${a.name}=${a.value}`).join(", ");
-    const item = el(
-      "li",
-      { "data-exchange": x.id },
-      facts([
-        ["State", x.state],
-        ["Connection", x.connectionId],
-        ["Attributes", attrs],
-        ["Updated", x.updatedAt],
-        ["Error", x.errorMessage],
-      ]),
-    );
-    const actions = el("div", { class: "actions" });
-    const body = { credentialRecordId: x.id };
-    if (x.state === "offer-received") {
-      actions.append(
-        el("button", {
-          type: "button",
-          text: "Accept offer",
-          onclick: (ev) => act(ev.currentTarget, "/credentials/accept-offer", body, loadExchanges),
-        }),
-        el("button", {
-          type: "button",
-          class: "secondary",
-          text: "Decline",
-          onclick: (ev) => act(ev.currentTarget, "/credentials/decline-offer", body, loadExchanges),
-        }),
-      );
-    } else if (x.state === "credential-received") {
-      actions.append(
-        el("button", {
-          type: "button",
-          text: "Accept credential",
-          onclick: (ev) =>
-            act(ev.currentTarget, "/credentials/accept-credential", body, loadExchanges),
-        }),
-      );
-    }
-    if (actions.childElementCount) item.append(actions);
-    return item;
-  }));
+  await showPage(
+    "exchanges",
+    `/orgs/${q(org())}/credentials?limit=20`,
+    "No credential exchanges yet.",
+    (data) =>
+      data.map((x) => {
+        const attrs = (x.credentialAttributes ?? []).map((a) => `${a.name}=${a.value}`).join(", ");
+        const item = el(
+          "li",
+          { "data-exchange": x.id },
+          facts([
+            ["State", x.state],
+            ["Connection", x.connectionId],
+            ["Attributes", attrs],
+            ["Updated", x.updatedAt],
+            ["Error", x.errorMessage],
+          ]),
+        );
+        const actions = el("div", { class: "actions" });
+        const body = { credentialRecordId: x.id };
+        if (x.state === "offer-received") {
+          actions.append(
+            el("button", {
+              type: "button",
+              text: "Accept offer",
+              onclick: (ev) =>
+                act(ev.currentTarget, "/credentials/accept-offer", body, loadExchanges),
+            }),
+            el("button", {
+              type: "button",
+              class: "secondary",
+              text: "Decline",
+              onclick: (ev) =>
+                act(ev.currentTarget, "/credentials/decline-offer", body, loadExchanges),
+            }),
+          );
+        } else if (x.state === "credential-received") {
+          actions.append(
+            el("button", {
+              type: "button",
+              text: "Accept credential",
+              onclick: (ev) =>
+                act(ev.currentTarget, "/credentials/accept-credential", body, loadExchanges),
+            }),
+          );
+        }
+        if (actions.childElementCount) item.append(actions);
+        return item;
+      }),
+  );
 }
 
-const offers = credentialOffers({ api, jsonOf, el, facts, problem, act, org, q });
+const offers = credentialOffers({ api, jsonOf, el, facts, problem, act, showPage, org, q });
 
-const presentations = presentationRequests({ api, jsonOf, el, facts, problem, act, org, q });
+const presentations = presentationRequests({
+  api,
+  jsonOf,
+  el,
+  facts,
+  problem,
+  act,
+  showPage,
+  org,
+  q,
+});
 
 async function receivePresentationRequest() {
   const link = $("vp-request").value.trim();
   if (!link) return;
   if (await presentations.receive(link)) $("vp-request").value = "";
 }
-const loadProofs = proofRequests({ api, jsonOf, el, facts, problem, act, org, q });
+const loadProofs = proofRequests({ api, jsonOf, el, facts, problem, act, showPage, org, q });
+
+/**
+ * Fills list `#id` with the page the API answers at `path`: the items `render(data)` makes (it may
+ * be async), a line saying the problem when the call failed, or `empty` when there are none.
+ */
+async function showPage(id, path, empty, render) {
+  const list = $(id);
+  const res = await api(path);
+  const page = await jsonOf(res);
+  if (!res.ok) return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
+  if (!page.data.length) return list.replaceChildren(el("li", { class: "muted", text: empty }));
+  list.replaceChildren(...await render(page.data));
+}
 
 /** POSTs an action, says how it went, then reloads its list. */
 async function act(button, path, body, reload) {

@@ -7,96 +7,93 @@
  * The offers section, built from the console's helpers: returns `load()` (the offers),
  * `loadCredentials()` (the stored SD-JWT VCs) and `receive()` (the link in `#offer-uri`).
  */
-export function credentialOffers({ api, jsonOf, el, facts, problem, act, org, q }) {
+export function credentialOffers({ api, jsonOf, el, facts, problem, act, showPage, org, q }) {
   const $ = (id) => document.getElementById(id);
 
   async function loadOffers() {
-    const list = $("oid4vc-offers");
-    const res = await api(`/orgs/${q(org())}/openid4vc/offers?limit=20`);
-    const page = await jsonOf(res);
-    if (!res.ok) {
-      return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-    }
-    if (!page.data.length) {
-      return list.replaceChildren(el("li", { class: "muted", text: "No OpenID4VCI offers yet." }));
-    }
-    list.replaceChildren(...page.data.map((x) => {
-      const item = el(
-        "li",
-        { "data-offer": x.id },
-        facts([
-          ["State", x.state],
-          ["Issuer", x.issuerName ? `${x.issuerName} (${x.credentialIssuer})` : x.credentialIssuer],
-          ["Credentials", x.credentialConfigurationIds.join(", ")],
-          ["Updated", x.updatedAt],
-          ["Error", x.errorMessage],
-        ]),
-      );
-      if (x.state !== "offer-received") return item;
-      const base = `/orgs/${q(org())}/openid4vc/offers/${q(x.id)}`;
-      const actions = el("div", { class: "actions" });
-      const tx = el("input", {
-        type: "text",
-        "aria-label": "Transaction code",
-        placeholder: "Transaction code",
-        autocomplete: "off",
-      });
-      if (x.txCodeRequired) actions.append(tx);
-      const reload = () => Promise.all([loadOffers(), loadSdJwtCredentials()]);
-      actions.append(
-        el("button", {
-          type: "button",
-          text: "Accept offer",
-          onclick: (ev) =>
-            act(
-              ev.currentTarget,
-              `${base}/accept`,
-              x.txCodeRequired ? { txCode: tx.value } : {},
-              reload,
-            ),
+    await showPage(
+      "oid4vc-offers",
+      `/orgs/${q(org())}/openid4vc/offers?limit=20`,
+      "No OpenID4VCI offers yet.",
+      (data) =>
+        data.map((x) => {
+          const item = el(
+            "li",
+            { "data-offer": x.id },
+            facts([
+              ["State", x.state],
+              [
+                "Issuer",
+                x.issuerName ? `${x.issuerName} (${x.credentialIssuer})` : x.credentialIssuer,
+              ],
+              ["Credentials", x.credentialConfigurationIds.join(", ")],
+              ["Updated", x.updatedAt],
+              ["Error", x.errorMessage],
+            ]),
+          );
+          if (x.state !== "offer-received") return item;
+          const base = `/orgs/${q(org())}/openid4vc/offers/${q(x.id)}`;
+          const actions = el("div", { class: "actions" });
+          const tx = el("input", {
+            type: "text",
+            "aria-label": "Transaction code",
+            placeholder: "Transaction code",
+            autocomplete: "off",
+          });
+          if (x.txCodeRequired) actions.append(tx);
+          const reload = () => Promise.all([loadOffers(), loadSdJwtCredentials()]);
+          actions.append(
+            el("button", {
+              type: "button",
+              text: "Accept offer",
+              onclick: (ev) =>
+                act(
+                  ev.currentTarget,
+                  `${base}/accept`,
+                  x.txCodeRequired ? { txCode: tx.value } : {},
+                  reload,
+                ),
+            }),
+            el("button", {
+              type: "button",
+              class: "secondary",
+              text: "Decline",
+              onclick: (ev) => act(ev.currentTarget, `${base}/decline`, {}, loadOffers),
+            }),
+          );
+          item.append(actions);
+          return item;
         }),
-        el("button", {
-          type: "button",
-          class: "secondary",
-          text: "Decline",
-          onclick: (ev) => act(ev.currentTarget, `${base}/decline`, {}, loadOffers),
-        }),
-      );
-      item.append(actions);
-      return item;
-    }));
+    );
   }
 
   async function loadSdJwtCredentials() {
-    const list = $("sd-jwt-credentials");
-    const res = await api(`/orgs/${q(org())}/sd-jwt-credentials?limit=20`);
-    const page = await jsonOf(res);
-    if (!res.ok) {
-      return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-    }
-    if (!page.data.length) {
-      return list.replaceChildren(el("li", { class: "muted", text: "No SD-JWT credentials yet." }));
-    }
     const hidden = new Set(["iss", "vct", "iat", "cnf", "nbf", "exp", "status"]);
     const show = (v) => typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
-    list.replaceChildren(...page.data.map((x) =>
-      el(
-        "li",
-        { "data-sd-jwt": x.id },
-        facts([
-          ["Type", x.vct],
-          ["Issuer", x.issuer],
-          [
-            "Claims",
-            Object.entries(x.claims).filter(([k]) => !hidden.has(k)).map(([k, v]) =>
-              `${k}=${show(v)}`
-            )
-              .join(", "),
-          ],
-          ["Received", x.createdAt],
-        ]),
-      )
-    ));
+    await showPage(
+      "sd-jwt-credentials",
+      `/orgs/${q(org())}/sd-jwt-credentials?limit=20`,
+      "No SD-JWT credentials yet.",
+      (data) =>
+        data.map((x) =>
+          el(
+            "li",
+            { "data-sd-jwt": x.id },
+            facts([
+              ["Type", x.vct],
+              ["Issuer", x.issuer],
+              [
+                "Claims",
+                Object.entries(x.claims).filter(([k]) => !hidden.has(k)).map(([k, v]) =>
+                  `${k}=${show(v)}`
+                )
+                  .join(", "),
+              ],
+              ["Received", x.createdAt],
+            ]),
+          )
+        ),
+    );
   }
 
   async function receiveOffer() {

@@ -29,7 +29,7 @@ function checkedAs(v) {
  * The presentation requests section, built from the console's helpers: returns `load()`, which
  * lists the org's OpenID4VP requests into `#oid4vp-requests`, and `receive(link)`.
  */
-export function presentationRequests({ api, jsonOf, el, facts, problem, act, org, q }) {
+export function presentationRequests({ api, jsonOf, el, facts, problem, act, showPage, org, q }) {
   const $ = (id) => document.getElementById(id);
 
   /** The stored credentials a page of requests refers to: their claims by id. */
@@ -103,73 +103,69 @@ export function presentationRequests({ api, jsonOf, el, facts, problem, act, org
   }
 
   async function load() {
-    const list = $("oid4vp-requests");
-    const res = await api(`/orgs/${q(org())}/openid4vp/requests?limit=20`);
-    const page = await jsonOf(res);
-    if (!res.ok) {
-      return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-    }
-    if (!page.data.length) {
-      return list.replaceChildren(
-        el("li", { class: "muted", text: "No OpenID4VP presentation requests yet." }),
-      );
-    }
-    const claims = await claimsOf(page.data);
-    list.replaceChildren(...page.data.map((r) => {
-      const v = r.verifier;
-      const item = el(
-        "li",
-        { "data-presentation": r.id, "data-state": r.state },
-        facts([
-          ["Verifier", v.name ? `${v.name} (${v.clientId})` : v.clientId],
-          ["Checked", checkedAs(v)],
-          ["State", r.state],
-          ["Answer by", r.responseMode],
-          ["Updated", r.updatedAt],
-          ["Verifier sent you to", r.redirectUri],
-          ["Error", r.errorMessage],
-        ]),
-      );
-      const selection = {};
-      const included = new Set();
-      for (const query of r.queries) {
-        item.append(queryBlock(r, query, claims, selection, included));
-      }
-      if (r.state === "request-received" && r.queries.some((x) => !x.required)) {
-        item.append(el("p", {
-          class: "muted",
-          text: "Where the verifier offers alternatives and none is included, the service " +
-            "answers with the first one the stored credentials can meet.",
-        }));
-      }
-      if (r.state !== "request-received") return item;
-      const base = `/orgs/${q(org())}/openid4vp/requests/${q(r.id)}`;
-      const label = v.name ?? v.clientId;
-      item.append(el(
-        "div",
-        { class: "actions" },
-        el("button", {
-          type: "button",
-          text: "Accept and present",
-          "aria-label": `Present to ${label}`,
-          onclick: (ev) =>
-            act(
-              ev.currentTarget,
-              `${base}/accept`,
-              { selection: pick(r, selection, included) },
-              load,
-            ),
-        }),
-        el("button", {
-          type: "button",
-          class: "secondary",
-          text: "Decline",
-          "aria-label": `Decline the request of ${label}`,
-          onclick: (ev) => act(ev.currentTarget, `${base}/decline`, {}, load),
-        }),
-      ));
-      return item;
-    }));
+    await showPage(
+      "oid4vp-requests",
+      `/orgs/${q(org())}/openid4vp/requests?limit=20`,
+      "No OpenID4VP presentation requests yet.",
+      async (data) => {
+        const claims = await claimsOf(data);
+        return data.map((r) => {
+          const v = r.verifier;
+          const item = el(
+            "li",
+            { "data-presentation": r.id, "data-state": r.state },
+            facts([
+              ["Verifier", v.name ? `${v.name} (${v.clientId})` : v.clientId],
+              ["Checked", checkedAs(v)],
+              ["State", r.state],
+              ["Answer by", r.responseMode],
+              ["Updated", r.updatedAt],
+              ["Verifier sent you to", r.redirectUri],
+              ["Error", r.errorMessage],
+            ]),
+          );
+          const selection = {};
+          const included = new Set();
+          for (const query of r.queries) {
+            item.append(queryBlock(r, query, claims, selection, included));
+          }
+          if (r.state === "request-received" && r.queries.some((x) => !x.required)) {
+            item.append(el("p", {
+              class: "muted",
+              text: "Where the verifier offers alternatives and none is included, the service " +
+                "answers with the first one the stored credentials can meet.",
+            }));
+          }
+          if (r.state !== "request-received") return item;
+          const base = `/orgs/${q(org())}/openid4vp/requests/${q(r.id)}`;
+          const label = v.name ?? v.clientId;
+          item.append(el(
+            "div",
+            { class: "actions" },
+            el("button", {
+              type: "button",
+              text: "Accept and present",
+              "aria-label": `Present to ${label}`,
+              onclick: (ev) =>
+                act(
+                  ev.currentTarget,
+                  `${base}/accept`,
+                  { selection: pick(r, selection, included) },
+                  load,
+                ),
+            }),
+            el("button", {
+              type: "button",
+              class: "secondary",
+              text: "Decline",
+              "aria-label": `Decline the request of ${label}`,
+              onclick: (ev) => act(ev.currentTarget, `${base}/decline`, {}, load),
+            }),
+          ));
+          return item;
+        });
+      },
+    );
   }
 
   /** The selection shown: needed queries, and optional ones the person included. */

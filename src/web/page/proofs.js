@@ -19,9 +19,7 @@ function claimsText(credential, paths) {
  * The proof requests section, built from the console's helpers: returns `load()`, which lists the
  * org's proof records into `#proofs`.
  */
-export function proofRequests({ api, jsonOf, el, facts, problem, act, org, q }) {
-  const $ = (id) => document.getElementById(id);
-
+export function proofRequests({ api, jsonOf, el, facts, act, showPage, org, q }) {
   /** The stored credentials a page of records refers to, by id. */
   async function credentialsOf(records) {
     const ids = new Set();
@@ -129,17 +127,15 @@ export function proofRequests({ api, jsonOf, el, facts, problem, act, org, q }) 
   }
 
   async function load() {
-    const list = $("proofs");
-    const res = await api(`/orgs/${q(org())}/proofs?limit=20`);
-    const page = await jsonOf(res);
-    if (!res.ok) {
-      return list.replaceChildren(el("li", { class: "error", text: problem(res, page) }));
-    }
-    if (!page.data.length) {
-      return list.replaceChildren(el("li", { class: "muted", text: "No proof requests yet." }));
-    }
-    const creds = await credentialsOf(page.data);
-    list.replaceChildren(...page.data.map((p) => item(p, creds)));
+    await showPage(
+      "proofs",
+      `/orgs/${q(org())}/proofs?limit=20`,
+      "No proof requests yet.",
+      async (data) => {
+        const creds = await credentialsOf(data);
+        return data.map((p) => item(p, creds));
+      },
+    );
   }
 
   return load;

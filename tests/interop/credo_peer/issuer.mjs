@@ -5,7 +5,7 @@
 // Everything else (Credo logs, errors) goes to stderr. All sockets bind 127.0.0.1.
 import { parseArgs } from "node:util";
 import { RecordNotFoundError } from "@credo-ts/core";
-import { serveControlApi } from "../peer_lib/control_server.mjs";
+import { servePeer } from "../peer_lib/control_server.mjs";
 import { createControlApi } from "./lib/control_api.mjs";
 import { createCredoAgent } from "./lib/credo_agent.mjs";
 
@@ -36,41 +36,19 @@ if (didState.state !== "finished") {
 }
 const issuerDid = didState.did;
 
-let server;
-let stopping = false;
-async function shutdown() {
-  if (stopping) return;
-  stopping = true;
-  server?.close();
-  await agent.shutdown().catch((error) => console.error("shutdown error", error));
-  process.exit(0);
-}
-
 const handle = createControlApi({
   agent,
   recorder,
   issuerDid,
   endpoint,
   inboundSwitch,
-  shutdown,
+  shutdown: () => shutdown(),
 });
 
-server = serveControlApi({
+const shutdown = servePeer({
   port: Number(values["control-port"]),
   handle,
   isNotFound: (error) => error instanceof RecordNotFoundError,
-  onListening: (server) => {
-    const ready = {
-      didcommPort,
-      controlPort: server.address().port,
-      endpoint,
-      issuerDid,
-      startupMs: Math.round(performance.now()), // since process start, imports included
-      rssMb: Math.round(process.memoryUsage().rss / 1048576),
-    };
-    process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
-  },
+  ready: (server) => ({ didcommPort, controlPort: server.address().port, endpoint, issuerDid }),
+  close: () => agent.shutdown().catch((error) => console.error("shutdown error", error)),
 });
-
-process.on("SIGTERM", shutdown);
-process.on("SIGINT", shutdown);

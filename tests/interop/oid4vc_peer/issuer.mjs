@@ -11,7 +11,7 @@ import { OpenId4VcIssuanceSessionState } from "@credo-ts/openid4vc";
 import { Oauth2ErrorCodes, Oauth2ServerErrorResponseError } from "@openid4vc/oauth2";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import express from "express";
-import { serveControlApi } from "../peer_lib/control_server.mjs";
+import { servePeer } from "../peer_lib/control_server.mjs";
 import { createOid4vcAgent } from "./lib/agent.mjs";
 import { createStatusLists } from "./lib/status_lists.mjs";
 
@@ -359,35 +359,21 @@ function deferredControl(method, sessionId, body) {
   };
 }
 
-let stopping = false;
-async function shutdown() {
-  if (stopping) return;
-  stopping = true;
-  controlServer?.close();
-  oidServer.closeAllConnections?.();
-  oidServer.close();
-  await agent.shutdown().catch((error) => console.error("shutdown error", error));
-  process.exit(0);
-}
-
-const controlServer = serveControlApi({
+const shutdown = servePeer({
   port: Number(values["control-port"]),
   handle,
   isNotFound: (error) => error instanceof RecordNotFoundError,
-  onListening: (server) => {
-    const ready = {
-      issuerBaseUrl,
-      controlUrl: `http://127.0.0.1:${server.address().port}`,
-      port,
-      controlPort: server.address().port,
-      issuers,
-      sessionStates: Object.values(OpenId4VcIssuanceSessionState),
-      startupMs: Math.round(performance.now()),
-      rssMb: Math.round(process.memoryUsage().rss / 1048576),
-    };
-    process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  ready: (server) => ({
+    issuerBaseUrl,
+    controlUrl: `http://127.0.0.1:${server.address().port}`,
+    port,
+    controlPort: server.address().port,
+    issuers,
+    sessionStates: Object.values(OpenId4VcIssuanceSessionState),
+  }),
+  close: async () => {
+    oidServer.closeAllConnections?.();
+    oidServer.close();
+    await agent.shutdown().catch((error) => console.error("shutdown error", error));
   },
 });
-
-process.on("SIGTERM", shutdown);
-process.on("SIGINT", shutdown);

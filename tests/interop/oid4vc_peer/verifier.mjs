@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { RecordNotFoundError, TypedArrayEncoder } from "@credo-ts/core";
 import { OpenId4VcVerificationSessionState } from "@credo-ts/openid4vc";
 import express from "express";
-import { serveControlApi } from "../peer_lib/control_server.mjs";
+import { servePeer } from "../peer_lib/control_server.mjs";
 import { createOid4vcAgent, loopbackOnlyFetch } from "./lib/agent.mjs";
 
 const { values } = parseArgs({
@@ -201,34 +201,20 @@ async function handle(method, path, body) {
   return { status: 404, body: { error: `no route ${method} ${path}` } };
 }
 
-let stopping = false;
-async function shutdown() {
-  if (stopping) return;
-  stopping = true;
-  controlServer?.close();
-  oidServer.closeAllConnections?.();
-  oidServer.close();
-  await agent.shutdown().catch((error) => console.error("shutdown error", error));
-  process.exit(0);
-}
-
-const controlServer = serveControlApi({
+const shutdown = servePeer({
   port: Number(values["control-port"]),
   handle,
   isNotFound: (error) => error instanceof RecordNotFoundError,
-  onListening: (server) => {
-    const ready = {
-      verifierBaseUrl,
-      controlUrl: `http://127.0.0.1:${server.address().port}`,
-      port,
-      dids: { verifier: dids.verifier.did, other: dids.other.did },
-      sessionStates: Object.values(OpenId4VcVerificationSessionState),
-      startupMs: Math.round(performance.now()),
-      rssMb: Math.round(process.memoryUsage().rss / 1048576),
-    };
-    process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  ready: (server) => ({
+    verifierBaseUrl,
+    controlUrl: `http://127.0.0.1:${server.address().port}`,
+    port,
+    dids: { verifier: dids.verifier.did, other: dids.other.did },
+    sessionStates: Object.values(OpenId4VcVerificationSessionState),
+  }),
+  close: async () => {
+    oidServer.closeAllConnections?.();
+    oidServer.close();
+    await agent.shutdown().catch((error) => console.error("shutdown error", error));
   },
 });
-
-process.on("SIGTERM", shutdown);
-process.on("SIGINT", shutdown);

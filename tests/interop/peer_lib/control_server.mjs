@@ -41,3 +41,37 @@ export function serveControlApi({ port, handle, isNotFound, onListening }) {
   server.listen(port, "127.0.0.1", () => onListening(server));
   return server;
 }
+
+/**
+ * Serves a peer's control API ({@link serveControlApi}) and owns the peer's stopping. Once it
+ * listens it prints `READY {json}`: `ready(server)` followed by `startupMs` (since the process
+ * started, imports included) and `rssMb`. The returned `stop()` (for the API's `/stop`; also on
+ * SIGTERM and SIGINT) runs once: closes the control server, awaits `close()` (the peer's own
+ * servers and agent), exits 0.
+ */
+export function servePeer({ port, handle, isNotFound, ready, close }) {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    await close();
+    process.exit(0);
+  };
+  const server = serveControlApi({
+    port,
+    handle,
+    isNotFound,
+    onListening: (listening) => {
+      const line = {
+        ...ready(listening),
+        startupMs: Math.round(performance.now()),
+        rssMb: Math.round(process.memoryUsage().rss / 1048576),
+      };
+      process.stdout.write(`READY ${JSON.stringify(line)}\n`);
+    },
+  });
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  return stop;
+}
