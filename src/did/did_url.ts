@@ -24,6 +24,9 @@ export interface DidTarget {
 /** Route prefixes that carry a DID or DID URL. */
 export const DID_PREFIXES = ["/dids/", "/1.0/identifiers/"] as const;
 
+/** What follows the route prefix when it is a DID alone: no `%`, `?`, `#` or `/`. */
+const PLAIN_TAIL = /^[^%?#/]+$/;
+
 /** Resolver options of the HTTP query: never DID parameters. */
 const RESOLVER_OPTIONS = new Set(["noCache"]);
 
@@ -32,6 +35,9 @@ const RESOLVER_OPTIONS = new Set(["noCache"]);
  * `prefixEnd` is the index just after the route prefix.
  */
 export function didTargetOf(url: string, prefixEnd: number): DidTarget | undefined {
+  // A DID alone with nothing to decode (the common request): read without the steps below.
+  const tail = url.slice(prefixEnd);
+  if (PLAIN_TAIL.test(tail)) return { didUrl: tail, plain: true, noCache: false };
   let end = url.indexOf("?", prefixEnd);
   if (end < 0) end = url.length;
   const hash = url.indexOf("#", prefixEnd);

@@ -8,10 +8,10 @@
  * @module
  */
 import {
+  ANSWER_VARY,
   answerHeaders,
   type AnswerResolver,
   cacheControlFor,
-  CORS_HEADERS,
   ERROR_STATUS,
   jsonBody,
   maxAge,
@@ -89,11 +89,8 @@ export function createUrlAnswer(
     }
     const cc = cacheControlFor(maxAge(resolution.freshness, deps.now), scope);
     if (outcome.kind === "redirect") {
-      const headers = { location: outcome.location, "cache-control": cc, vary: "Accept" };
-      return {
-        res: new Response(null, { status: 303, headers: { ...headers, ...CORS_HEADERS } }),
-        peer,
-      };
+      const headers = { location: outcome.location, "cache-control": cc, vary: ANSWER_VARY };
+      return { res: new Response(null, { status: 303, headers }), peer };
     }
     const status = outcome.deactivated ? 410 : 200;
     if (rep.kind === "result") {

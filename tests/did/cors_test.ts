@@ -11,7 +11,7 @@ import { didHost, json, webDoc } from "./did_host.ts";
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const ORIGIN = { origin: "https://wallet.example" };
 
-Deno.test("resolution answers carry Access-Control-Allow-Origin: * (errors too), never credentials", async () => {
+Deno.test("resolution answers to a cross-origin request carry Access-Control-Allow-Origin: * (errors too), never credentials; every answer varies by Origin", async () => {
   const h = didHost({ "/.well-known/did.json": (_r, did) => json(webDoc(did, { service: [] })) });
   const ctx = await createTestContext();
   try {
@@ -20,7 +20,6 @@ Deno.test("resolution answers carry Access-Control-Allow-Origin: * (errors too),
     const cases: [string, Record<string, string>, number][] = [
       [`/dids/${KEY_DID}`, auth, 200],
       [`/dids/${KEY_DID}`, auth, 200], // the prepared (cloned) answer
-      [`/dids/${KEY_DID}`, { authorization: `Bearer ${token}` }, 200], // no Origin: the same
       [`/dids/${KEY_DID}`, { ...auth, accept: "application/did+json" }, 200],
       [`/1.0/identifiers/${KEY_DID}`, auth, 200],
       [`/dids/${h.did}`, auth, 200],
@@ -40,6 +39,24 @@ Deno.test("resolution answers carry Access-Control-Allow-Origin: * (errors too),
       assert.equal(res.headers.get("access-control-allow-credentials"), null, path);
       await res.body?.cancel();
     }
+    // Without Origin (a wallet that is not a browser) no CORS header, warm or cold, and the
+    // answer says it varies by Origin, so that no shared cache hands it to a browser.
+    for (const path of [`/dids/${KEY_DID}`, `/dids/${KEY_DID}`, `/dids/${h.did}`]) {
+      const res = await ctx.app.request(path, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers.get("access-control-allow-origin"), null, path);
+      assert.match(res.headers.get("vary") ?? "", /\bOrigin\b/, path);
+      await res.body?.cancel();
+    }
+    // With Origin after a warm answer without it: the prepared answer is not changed for others.
+    const again = await ctx.app.request(`/dids/${KEY_DID}`, { headers: auth });
+    assert.equal(again.headers.get("access-control-allow-origin"), "*");
+    await again.body?.cancel();
+    const plain = await ctx.app.request(`/dids/${KEY_DID}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(plain.headers.get("access-control-allow-origin"), null);
+    await plain.body?.cancel();
   } finally {
     await ctx.close();
     await h.close();
