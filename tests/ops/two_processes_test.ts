@@ -111,10 +111,14 @@ Deno.test("two processes: every webhook test event is delivered; the work a kill
   /** Arrivals; `afterKill`: it reached the receiver once the killed process was gone. */
   const got: { headerId: string; bodyId: string; afterKill: boolean }[] = [];
   let killed = false;
+  // While the gate is shut the receiver holds every request it gets: the deliveries a process has
+  // under way cannot finish, so the one killed is sure to die holding some.
+  let openGate = () => {};
+  let gate: Promise<void> | null = null;
   const rx = serveLocal(async (req) => {
     const body = JSON.parse(await req.text());
     got.push({ headerId: req.headers.get("webhook-id")!, bodyId: body.id, afterKill: killed });
-    await new Promise((r) => setTimeout(r, 20)); // slow enough to be killed mid-delivery
+    await (gate ?? new Promise((r) => setTimeout(r, 20)));
     return new Response(null, { status: 204 });
   });
   try {
@@ -142,9 +146,17 @@ Deno.test("two processes: every webhook test event is delivered; the work a kill
     );
     // Kill one process while deliveries are under way.
     await waitFor("deliveries under way", () => got.length >= 10);
+    gate = new Promise((r) => openGate = r);
+    await new Promise((r) => setTimeout(r, 100)); // requests that passed before it finish
+    await waitFor(
+      "the process to be killed holding deliveries",
+      async () => (await leasedTo(p.kvPath, p.a.child.pid)).length > 0,
+    );
     const killedAt = got.length;
     await p.a.kill();
     killed = true;
+    openGate();
+    gate = null;
     // What it held when it died: pending messages still leased to it (their leases run out
     // only after OUTBOX_LEASE_SECONDS, and nothing else may take them before).
     const heldByKilled = await leasedTo(p.kvPath, p.a.child.pid);
