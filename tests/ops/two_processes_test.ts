@@ -147,11 +147,11 @@ Deno.test("two processes: every webhook test event is delivered; the work a kill
     // Kill one process while deliveries are under way.
     await waitFor("deliveries under way", () => got.length >= 10);
     gate = new Promise((r) => openGate = r);
-    await new Promise((r) => setTimeout(r, 100)); // requests that passed before it finish
-    await waitFor(
-      "the process to be killed holding deliveries",
-      async () => (await leasedTo(p.kvPath, p.a.child.pid)).length > 0,
-    );
+    const gatedFrom = got.length; // arrivals from here on are held
+    await waitFor("the process to be killed holding a held delivery", async () => {
+      const held = new Set(got.slice(gatedFrom).map((g) => g.headerId));
+      return (await leasedTo(p.kvPath, p.a.child.pid)).some((id) => held.has(id));
+    });
     const killedAt = got.length;
     await p.a.kill();
     killed = true;
