@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { ConfigError, parseConfig } from "../../src/config.ts";
 import { createTestContext } from "../support/context.ts";
 import { plcContext, plcDirectory } from "./plc_directory.ts";
+import { denoInfo, staticReach } from "../structure/import_rules.ts";
 
 const LOG = JSON.parse(
   Deno.readTextFileSync(new URL("./vectors/plc/log_bskyapp.json", import.meta.url)),
@@ -117,41 +118,19 @@ Deno.test("did:plc is listed in /1.0/methods; a configured did:plc is an example
 });
 
 Deno.test("did:plc's verifier, DAG-CBOR and multiformats are loaded on first use, not at start", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "src/compose.ts"],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier?: string }; isDynamic?: boolean }[];
-    }[];
-  };
-  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const info = await denoInfo(ROOT, "src/compose.ts");
   // Every module the composition (which builds the resolver at start) reaches through static
   // imports only.
-  const start = new URL("src/compose.ts", ROOT).href;
-  const seen = new Set([start]);
-  const todo = [start];
-  while (todo.length > 0) {
-    for (const d of bySpecifier.get(todo.pop()!)?.dependencies ?? []) {
-      const s = d.code?.specifier;
-      if (s && !d.isDynamic && !seen.has(s)) {
-        seen.add(s);
-        todo.push(s);
-      }
-    }
-  }
+  const seen = staticReach(info.modules, [new URL("src/compose.ts", ROOT).href]);
   const plcMethod = new URL("src/did/methods/plc.ts", ROOT).href;
   assert.ok(seen.has(plcMethod), "the method itself is registered at start");
   const loadedAtStart = [...seen].filter((s) =>
     s.includes("/did/methods/plc/") || s.includes("dag-cbor") || s.includes("multiformats")
   );
   assert.deepEqual(loadedAtStart, []);
-  assert.ok(bySpecifier.has(new URL("src/did/methods/plc/mod.ts", ROOT).href));
+  assert.ok(
+    info.modules.some((m) => m.specifier === new URL("src/did/methods/plc/mod.ts", ROOT).href),
+  );
 });
 
 Deno.test("did:plc DID URLs: #atproto is the signing key, ?service=atproto_pds leads to the PDS", async () => {

@@ -16,6 +16,53 @@
 /** Files (paths relative to `src/`) and the files each imports. */
 export type ImportGraph = Map<string, string[]>;
 
+/** A module of `deno info --json` with the parts of its dependencies these checks read. */
+export interface InfoModule {
+  specifier: string;
+  dependencies?: {
+    specifier?: string;
+    code?: { specifier?: string };
+    type?: { specifier?: string };
+    isDynamic?: boolean;
+  }[];
+}
+
+/** `deno info --json <entry>` run in `root`: the entry's roots and every module of its graph. */
+export async function denoInfo(
+  root: URL,
+  entry: string,
+): Promise<{ roots: string[]; modules: InfoModule[] }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+/**
+ * The specifiers reached from `roots` through static imports that load code (no dynamic
+ * `import()`): local modules, and the `npm:` packages they import (not walked into).
+ */
+export function staticReach(modules: InfoModule[], roots: string[]): Set<string> {
+  const bySpecifier = new Map(modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const stack = [...roots];
+  while (stack.length) {
+    const s = stack.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    if (s.startsWith("npm:")) continue;
+    for (const d of bySpecifier.get(s)?.dependencies ?? []) {
+      const to = d.code?.specifier;
+      if (to !== undefined && d.isDynamic !== true) stack.push(to);
+    }
+  }
+  return seen;
+}
+
 /** One broken rule, in words. */
 export interface Violation {
   rule: "file cycle" | "folder cycle" | "deep import" | "kv in route file" | "heavy light entry";
@@ -158,23 +205,7 @@ async function entryGraph(
   src: string,
   entry: string,
 ): Promise<{ all: ImportGraph; runtime: ImportGraph }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    modules: {
-      specifier: string;
-      dependencies?: {
-        specifier?: string;
-        code?: { specifier?: string };
-        type?: { specifier?: string };
-      }[];
-    }[];
-  };
+  const info = await denoInfo(root, entry);
   const all: ImportGraph = new Map();
   const runtime: ImportGraph = new Map();
   for (const m of info.modules) {
