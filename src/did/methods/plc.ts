@@ -40,8 +40,6 @@ export interface PlcMethodOptions {
   maxBytes?: number;
 }
 
-/** The default PLC directory (`DID_PLC_DIRECTORY_URL`). */
-export const PLC_DIRECTORY_URL = "https://plc.directory";
 /** Default cap of an audit log (bytes). */
 export const PLC_MAX_BYTES = 1024 * 1024;
 
