@@ -37,6 +37,24 @@ export class JsonLdLoaderError extends Error {
   }
 }
 
+/**
+ * The loader's refusal behind an error of `jsonld` or the vc libraries, which wrap it as a
+ * `cause`, in `details.cause`, or among `errors`; undefined when there is none.
+ */
+export function findLoaderError(error: unknown, depth = 0): JsonLdLoaderError | undefined {
+  if (error instanceof JsonLdLoaderError) return error;
+  if (depth > 6 || typeof error !== "object" || error === null) return undefined;
+  const e = error as { errors?: unknown; cause?: unknown; details?: unknown };
+  const details = typeof e.details === "object" && e.details !== null
+    ? (e.details as { cause?: unknown })
+    : undefined;
+  for (const n of [...(Array.isArray(e.errors) ? e.errors : []), e.cause, details?.cause]) {
+    const found = findLoaderError(n, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Options of {@link createDocumentLoader}. */
 export interface DocumentLoaderOptions {
   /** Resolves bare DIDs; needed only to dereference `did:` URLs. */

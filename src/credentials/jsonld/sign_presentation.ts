@@ -7,7 +7,7 @@
  */
 import * as vc from "@digitalbazaar/vc";
 import { AppError, conflict } from "../../errors.ts";
-import { createDocumentLoader, JsonLdLoaderError } from "./document_loader.ts";
+import { createDocumentLoader, findLoaderError } from "./document_loader.ts";
 import { createSigningSuite, type LdProofSuiteName, type LdSigningKeyPair } from "./suite.ts";
 import type { DocumentLoader } from "./types.ts";
 
@@ -47,7 +47,7 @@ export async function signPresentation(
       documentLoader: options.documentLoader ?? createDocumentLoader(),
     });
   } catch (err) {
-    const refused = loaderErrorIn(err);
+    const refused = findLoaderError(err);
     if (refused === undefined) throw err;
     const message = `The presentation cannot be signed: ${refused.message}`;
     throw refused.code === "context_unavailable"
@@ -55,12 +55,4 @@ export async function signPresentation(
       : conflict(message);
   }
   return signed as Record<string, unknown> & { proof: Record<string, unknown> };
-}
-
-/** The document loader's refusal behind `err` (`jsonld` wraps it as a cause, or in `details`). */
-function loaderErrorIn(err: unknown, depth = 0): JsonLdLoaderError | undefined {
-  if (err instanceof JsonLdLoaderError) return err;
-  if (depth > 5 || typeof err !== "object" || err === null) return undefined;
-  const e = err as { cause?: unknown; details?: { cause?: unknown } };
-  return loaderErrorIn(e.cause, depth + 1) ?? loaderErrorIn(e.details?.cause, depth + 1);
 }

@@ -1,7 +1,7 @@
 import * as vc from "@digitalbazaar/vc";
 import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import { Ed25519Signature2020 } from "@digitalbazaar/ed25519-signature-2020";
-import { createDocumentLoader, JsonLdLoaderError } from "./document_loader.ts";
+import { createDocumentLoader, findLoaderError } from "./document_loader.ts";
 import type { DocumentLoader, RemoteContexts, ResolveDid } from "./types.ts";
 
 /** Options of {@link verifyCredential}. */
@@ -116,7 +116,7 @@ function isRecord(x: unknown): x is Record<string, unknown> {
  * jsonld safe-mode error names the offending event (e.g. an undefined term).
  */
 function describe(error: unknown, depth = 0): string {
-  const loaderError = findLoaderError(error, 0);
+  const loaderError = findLoaderError(error);
   if (loaderError) return loaderError.message;
   if (depth > 5 || error === undefined || error === null) return "";
   if (!isRecord(error) && !(error instanceof Error)) return String(error);
@@ -138,21 +138,4 @@ function describe(error: unknown, depth = 0): string {
     if (text) parts.push(text);
   }
   return [...new Set(parts)].join(": ");
-}
-
-function findLoaderError(error: unknown, depth: number): JsonLdLoaderError | undefined {
-  if (error instanceof JsonLdLoaderError) return error;
-  if (depth > 6 || !isRecord(error) && !(error instanceof Error)) return undefined;
-  const e = error as Record<string, unknown>;
-  const details = isRecord(e.details) ? e.details : undefined;
-  const next = [
-    ...(Array.isArray(e.errors) ? e.errors : []),
-    e.cause,
-    details?.cause,
-  ];
-  for (const n of next) {
-    const found = findLoaderError(n, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
 }
