@@ -51,3 +51,8 @@ export class ConflictError extends AppError {
     super("conflict", 409, message);
   }
 }
+
+/** `s` cut to at most `max` characters, "..." marking the cut: for echoing input in messages. */
+export function clip(s: string, max = 120): string {
+  return s.length > max ? s.slice(0, max - 3) + "..." : s;
+}

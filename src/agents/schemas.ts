@@ -7,10 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { REQUIRE_HTTPS_HINT } from "../outbound/mod.ts";
 import { API_KEY_MAX, API_KEY_MIN } from "./api_key.ts";
 import { AUTO_ACCEPT_POLICIES, PROOF_AUTO_ACCEPT_POLICIES } from "./record.ts";
-
-function clip(s: string): string {
-  return s.length > 70 ? s.slice(0, 67) + "..." : s;
-}
+import { clip } from "../errors.ts";
 
 /** `agentEndpoint`: absolute http(s) URL, ≤ 2048 characters, no user info, https when required. */
 export function endpointSchema(requireHttps: boolean) {
@@ -21,7 +18,7 @@ export function endpointSchema(requireHttps: boolean) {
         if (v !== v.trim()) throw new Error("whitespace");
         u = new URL(v);
       } catch {
-        ctx.addIssue({ code: "custom", message: `"${clip(v)}" is not an absolute URL.` });
+        ctx.addIssue({ code: "custom", message: `"${clip(v, 70)}" is not an absolute URL.` });
         return;
       }
       if (u.protocol !== "http:" && u.protocol !== "https:") {

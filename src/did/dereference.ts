@@ -7,6 +7,7 @@
  * @module
  */
 import type { DidDocument, DidResolutionResult, ParsedDid } from "./types.ts";
+import { clip } from "../errors.ts";
 
 /** Error keywords of dereferencing (CONTRACT); their HTTP status is the HTTP layer's. */
 export const DEREF_ERRORS = [
@@ -204,8 +205,4 @@ function findById(doc: DidDocument, did: string, fragment: string): unknown {
     c && typeof c === "object" && typeof (c as { id?: unknown }).id === "string" &&
     absolute((c as { id: string }).id, did) === want
   );
-}
-
-function clip(s: string): string {
-  return s.length > 120 ? s.slice(0, 117) + "..." : s;
 }

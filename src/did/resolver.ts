@@ -13,6 +13,7 @@ import {
   resolutionError,
   type ResolveContext,
 } from "./types.ts";
+import { clip } from "../errors.ts";
 
 /** A DID routed to the code that resolves it. */
 export interface RoutedDid {
@@ -53,7 +54,7 @@ export function createRegistry(options: RegistryOptions): DidRegistry {
     if (p.path !== undefined || p.query !== undefined || p.fragment !== undefined) {
       return resolutionError(
         "invalidDid",
-        `${truncate(did)} is a DID URL; give the DID alone (${truncate(p.did)}) to resolve it.`,
+        `${clip(did)} is a DID URL; give the DID alone (${clip(p.did)}) to resolve it.`,
       );
     }
     const method = methods.get(p.method);
@@ -118,8 +119,4 @@ async function safeResolve(
 
 function errorText(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 200);
-}
-
-function truncate(s: string): string {
-  return s.length > 120 ? s.slice(0, 117) + "..." : s;
 }

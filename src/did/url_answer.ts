@@ -27,6 +27,7 @@ import {
 import { dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
 import { parseDidWithReason } from "./syntax.ts";
 import type { DidVersion, Resolution } from "./types.ts";
+import { clip } from "../errors.ts";
 
 /** What DID URL answers need. */
 export interface UrlAnswerDeps {
@@ -132,8 +133,4 @@ function didEnd(didUrl: string): number {
     if (ch === "/" || ch === "?" || ch === "#") return i;
   }
   return didUrl.length;
-}
-
-function clip(s: string): string {
-  return s.length > 120 ? s.slice(0, 117) + "..." : s;
 }

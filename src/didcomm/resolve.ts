@@ -13,6 +13,7 @@ import {
   parseDidWithReason,
 } from "../did/mod.ts";
 import type { DidCommTarget } from "./connections/record.ts";
+import { clip } from "../errors.ts";
 
 /** DID methods DIDComm peers may use here: resolved locally, without the network. */
 const METHODS = new Set(["peer", "key"]);
@@ -36,7 +37,7 @@ export async function resolveDidDocument(
   did: string,
 ): Promise<DidDocument> {
   const parsed = parseDidWithReason(did);
-  if (!parsed.ok) throw new DidUnusableError(`"${clip(did)}" is not a DID: ${parsed.message}.`);
+  if (!parsed.ok) throw new DidUnusableError(`"${clip(did, 80)}" is not a DID: ${parsed.message}.`);
   if (!METHODS.has(parsed.value.method)) {
     throw new DidUnusableError(
       `DIDs of method "${parsed.value.method}" cannot be resolved for DIDComm here (did:peer and did:key can).`,
@@ -45,7 +46,7 @@ export async function resolveDidDocument(
   const res = await resolver.resolve(parsed.value.did);
   if (!res.didDocument) {
     throw new DidUnusableError(
-      `"${clip(did)}" could not be resolved: ${
+      `"${clip(did, 80)}" could not be resolved: ${
         res.didResolutionMetadata.message ?? res.didResolutionMetadata.error
       }.`,
     );
@@ -64,7 +65,7 @@ export function targetFromDocument(doc: DidDocument): DidCommTarget {
     };
   }
   throw new DidUnusableError(
-    `The DID document of "${clip(doc.id)}" has no DIDComm v1 service with an http(s) endpoint.`,
+    `The DID document of "${clip(doc.id, 80)}" has no DIDComm v1 service with an http(s) endpoint.`,
   );
 }
 
@@ -81,8 +82,4 @@ export async function resolveTarget(
   did: string,
 ): Promise<DidCommTarget> {
   return targetFromDocument(await resolveDidDocument(resolver, did));
-}
-
-function clip(s: string): string {
-  return s.length > 80 ? s.slice(0, 77) + "..." : s;
 }

@@ -11,7 +11,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { authenticate } from "../bearer.ts";
-import { badRequest, forbidden, notFound } from "../errors.ts";
+import { badRequest, clip, forbidden, notFound } from "../errors.ts";
 import {
   ADMIN_ROLES,
   hasOrgRole,
@@ -40,8 +40,7 @@ export const OrgParams = z.object({
 /** 400 with `details` unless `orgId` is a valid org id. */
 export function assertOrgId(orgId: string, path = "orgId"): string {
   if (!ORG_ID_RE.test(orgId)) {
-    const shown = orgId.length > 70 ? orgId.slice(0, 67) + "..." : orgId;
-    throw badRequest(`The organization id "${shown}" is not valid: it ${RULE}.`, [
+    throw badRequest(`The organization id "${clip(orgId, 70)}" is not valid: it ${RULE}.`, [
       { path, message: `Organization id ${RULE}.` },
     ]);
   }

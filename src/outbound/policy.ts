@@ -8,6 +8,7 @@
 import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
 import { refusedRange } from "./address_ranges.ts";
+import { clip } from "../errors.ts";
 
 /** Network policy for every outbound call (webhooks, did:web, DIDComm, universal resolver). */
 export interface OutboundPolicy {
@@ -63,7 +64,7 @@ export function parseOutboundUrl(raw: string, policy: OutboundPolicy): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new SafeFetchError("invalid_url", `"${truncate(raw)}" is not an absolute URL.`);
+    throw new SafeFetchError("invalid_url", `"${clip(raw, 80)}" is not an absolute URL.`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new SafeFetchError(
@@ -145,8 +146,4 @@ export async function checkOutboundUrl(
   const host = bareHost(url);
   if (!vetIfLiteral(host, policy)) await resolveAndVet(host, policy, resolveHost);
   return url;
-}
-
-function truncate(s: string): string {
-  return s.length > 80 ? s.slice(0, 77) + "..." : s;
 }
