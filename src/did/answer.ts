@@ -277,10 +277,7 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
     if (p !== undefined && p.age === age) return p.res.clone();
     const json = jsonBody(resolver, r, rep);
     const status = statusOf(r.result);
-    if (prepared === undefined) {
-      return resultResponse(status, encode(r.result), rep, cacheControlFor(age, scope), json);
-    }
-    if (!hit && set === undefined) {
+    if (prepared === undefined || (!hit && set === undefined)) {
       return resultResponse(status, encode(r.result), rep, cacheControlFor(age, scope), json);
     }
     set ??= { enc: encode(r.result), byRep: new Map(), weight: 0 };

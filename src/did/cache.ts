@@ -72,7 +72,7 @@ export interface CacheOptions {
 export interface ResolveOptions {
   /** Bypass the stores and refresh them (`?noCache=true`, `Cache-Control: no-cache`). */
   noCache?: boolean;
-  /** A version of the document (DID parameters): resolved by the method, never cached. */
+  /** A version of the document (DID parameters): resolved by the method, cached under its own key (`cacheKey`). */
   version?: DidVersion;
 }
 

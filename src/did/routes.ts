@@ -21,7 +21,7 @@ import {
   type TokenVerifier,
 } from "../http/mod.ts";
 import { type AnswerAuth, type AnswerDid, type AnswerResolver, createAnswerDid } from "./answer.ts";
-import type { CachingResolver } from "./cache.ts";
+import { type CachingResolver, NOT_FOUND_TTL_SECONDS } from "./cache.ts";
 import { VERSION_PARAMETERS } from "./dereference.ts";
 import { DID_PREFIXES } from "./did_url.ts";
 import { documentRoute, resolveRoute } from "./route_docs.ts";
@@ -133,7 +133,7 @@ export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; d
         methods: [...info.methods],
         cache: {
           networkTtlSeconds: info.ttlSeconds,
-          notFoundTtlSeconds: Math.min(30, info.ttlSeconds),
+          notFoundTtlSeconds: Math.min(NOT_FOUND_TTL_SECONDS, info.ttlSeconds),
           networkMaxStaleSeconds: info.maxStaleSeconds ?? 0,
           deterministicMethods: "kept in memory; never change",
         },

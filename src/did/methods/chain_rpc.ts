@@ -17,6 +17,7 @@ import type { TransportHealth } from "./driver.ts";
 
 /** A JSON-RPC answer is at most this large (an `eth_getLogs` of a busy DID can be long). */
 const MAX_RPC_BYTES = 16 * 1024 * 1024;
+const decoder = new TextDecoder();
 
 /** What `rpcProvider` needs of the `ethers` module (the loader passes the imported module). */
 export interface EthersModule {
@@ -97,7 +98,7 @@ export function rpcGetUrl(
 function rpcError(body: Uint8Array): string | undefined {
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder().decode(body));
+    json = JSON.parse(decoder.decode(body));
   } catch {
     return "not JSON";
   }

@@ -33,6 +33,7 @@ import {
 } from "./driver_answer.ts";
 import { parseDidWithReason } from "../syntax.ts";
 import {
+  DID_LD_JSON,
   type DidDocument,
   type DidMethod,
   type DidResolutionErrorCode,
@@ -134,7 +135,6 @@ export interface DriverOptions {
 const LOAD_TIMEOUT_MS = 30_000;
 /** How deep drivers may resolve other DIDs through the resolver handed to them. */
 const MAX_DEPTH = 3;
-const LD_JSON = "application/did+ld+json";
 
 /** The methods of every plug-in, each a `DidMethod` of the registry. */
 export function driverMethods(
@@ -352,7 +352,7 @@ class PluginMethod implements DidMethod {
     }
     const raw = await race(
       Promise.resolve().then(() =>
-        fn(parsed.did, args, this.resolvable(depth), { accept: LD_JSON })
+        fn(parsed.did, args, this.resolvable(depth), { accept: DID_LD_JSON })
       ),
       deadline - Date.now(),
     );

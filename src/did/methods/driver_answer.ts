@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  DID_LD_JSON,
   type DidDocumentMetadata,
   type DidResolutionErrorCode,
   type DidResolutionResult,
@@ -14,7 +15,6 @@ import {
 
 /** A result larger than this (serialized) is not accepted from a driver. */
 const MAX_RESULT_CHARS = 1024 * 1024;
-const LD_JSON = "application/did+ld+json";
 
 const KEYWORDS: Record<string, DidResolutionErrorCode> = {
   notfound: "notFound",
@@ -130,7 +130,7 @@ export function asResult(raw: unknown, parsed: ParsedDid, method: string): DidRe
   if (!isObject(copy.didDocumentMetadata)) {
     return garbage("document metadata that is not an object");
   }
-  const contentType = typeof resMeta.contentType === "string" ? resMeta.contentType : LD_JSON;
+  const contentType = typeof resMeta.contentType === "string" ? resMeta.contentType : DID_LD_JSON;
   return {
     didDocument: doc as DidResolutionResult["didDocument"],
     didDocumentMetadata: copy.didDocumentMetadata as DidDocumentMetadata,
