@@ -88,6 +88,8 @@ export async function openP256Key(
   agentId: string,
   now: number,
 ): Promise<P256Key> {
+  const found = await readP256Key(kv, secrets, orgId, agentId);
+  if (found !== undefined) return found;
   const key = keys.agentP256Key(orgId, agentId);
   // Made once: two first uses at once both try, the first commit wins and the other reads it.
   const record = await atomicUpdate(kv, async (op) => {
