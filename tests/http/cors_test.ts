@@ -98,6 +98,11 @@ Deno.test("the DID resolution routes are left to their own CORS answer", async (
       assert.equal(res.status, 200);
       // Any origin there ("*"), never this middleware's echo of the org routes' list.
       assert.notEqual(res.headers.get("access-control-allow-origin"), WALLET, path);
+      // What the DID door in front of the router declines reaches the router: still not echoed.
+      const post = await ctx.call("POST", path, { token, headers: { origin: WALLET } });
+      await post.body?.cancel();
+      assert.equal(post.status, 405, path);
+      assert.notEqual(post.headers.get("access-control-allow-origin"), WALLET, path);
     }
   } finally {
     await ctx.close();
