@@ -158,7 +158,6 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
           ...await withTokens(deps, entry.value, d, outcome.tokens),
           transactions: outcome.pending,
           intervalS: outcome.intervalS,
-          polls: d.polls + 1,
         });
       }
       return { ok: true };

@@ -293,7 +293,6 @@ export class Oid4vcHolder {
           transactions: issuance.deferred,
           intervalS,
           jobId: addPoll(op, orgId, id, intervalS, now),
-          polls: 0,
           until: now + GIVE_UP_MS,
         };
       },

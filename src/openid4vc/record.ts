@@ -44,7 +44,6 @@ export interface DeferredState {
   intervalS: number;
   /** The outbox message that polls next: any other poll message of this offer is stale. */
   jobId: string;
-  polls: number;
   /** When polling gives up (ms since epoch): the offer becomes `failed`. */
   until: number;
 }

@@ -58,7 +58,7 @@ const LIBRARY_RULES: [RegExp, RefusalRule][] = [
     /fully qualified domain name|MUST match the (response|redirect)_uri|response_uri/i,
     "response_uri",
   ],
-  [/typ header|client_id does not match|client_id_scheme does not match/, "request_object"],
+  [/client_id does not match|client_id_scheme does not match/, "request_object"],
   [/client identifier|client_id/i, "client_id_prefix"],
   [/dcql|presentation_definition|scope value/i, "dcql_query"],
 ];

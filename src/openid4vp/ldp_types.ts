@@ -8,10 +8,9 @@
  * @module
  */
 import jsonld from "jsonld";
-import { createDocumentLoader, type DocumentLoader } from "../credentials/mod.ts";
+import type { DocumentLoader } from "../credentials/mod.ts";
 import { Lru } from "../lru.ts";
 
-const bundledOnly = createDocumentLoader();
 const cache = new Lru<string[]>(2000);
 
 /**
@@ -22,7 +21,7 @@ const cache = new Lru<string[]>(2000);
 export async function ldpTypes(
   id: string,
   credential: Record<string, unknown>,
-  loader: DocumentLoader = bundledOnly,
+  loader: DocumentLoader,
 ): Promise<string[]> {
   const hit = cache.get(id);
   if (hit) return hit;

@@ -5,28 +5,14 @@
  * their types only, which type stripping erases.
  */
 import assert from "node:assert/strict";
-
-interface Dep {
-  specifier: string;
-  code?: unknown;
-  isDynamic?: boolean;
-}
+import { denoInfo } from "../structure/import_rules.ts";
 
 Deno.test("the @openid4vc libraries are imported dynamically only (no start path loads them)", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "src/main.ts"],
-    cwd: new URL("../../", import.meta.url),
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  assert.ok(out.success, "deno info failed");
-  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    modules: { specifier: string; dependencies?: Dep[] }[];
-  };
+  const graph = await denoInfo(new URL("../../", import.meta.url), "src/main.ts");
   const codeImports: string[] = [];
   for (const m of graph.modules) {
     for (const d of m.dependencies ?? []) {
-      if (!d.specifier.startsWith("@openid4vc/") || !d.code) continue;
+      if (!d.specifier?.startsWith("@openid4vc/") || !d.code) continue;
       const file = m.specifier.slice(m.specifier.indexOf("/src/") + 1);
       codeImports.push(`${file} ${d.specifier}${d.isDynamic ? " (dynamic)" : ""}`);
     }
