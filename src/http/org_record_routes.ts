@@ -138,8 +138,7 @@ export function orgRecordRoutes(app: OpenAPIHono<AppEnv>, tags: string[]): OrgRe
         async (c) => {
           const { orgId, id } = valid<{ orgId: string; id: string }>(c, "param");
           type Body = Partial<z.infer<NonNullable<typeof spec.body>>>;
-          const body: Body = spec.body === undefined ||
-              c.req.header("content-length") === "0" || !c.req.header("content-type")
+          const body: Body = spec.body === undefined
             ? {}
             : valid<Body | undefined>(c, "json") ?? {};
           return c.json(await run(orgId, id, body), 200);
