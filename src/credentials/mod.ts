@@ -25,6 +25,7 @@ export {
 export { AUTO_ACCEPT_SCHEDULE, autoAcceptHandler } from "./auto_accept.ts";
 export type { CredentialExchangeRecord, CredentialState } from "./record.ts";
 export { createDocumentLoader } from "./jsonld/document_loader.ts";
+export { ldpTypes } from "./jsonld/ldp_types.ts";
 export type { W3cCredentialView } from "./store.ts";
 export { W3cCredentialSchema } from "./schemas.ts";
 export type { DocumentLoader, LdDidDocument, RemoteContexts, ResolveDid } from "./jsonld/types.ts";

@@ -8,13 +8,13 @@
  */
 import {
   createDocumentLoader,
+  ldpTypes,
   type RemoteContexts,
   type W3cCredentialRecord,
 } from "../credentials/mod.ts";
 import type { Page } from "../kv/mod.ts";
 import type { SdJwtCredentialRecord } from "../openid4vc/mod.ts";
 import type { Candidate } from "./dcql_match.ts";
-import { ldpTypes } from "./ldp_types.ts";
 
 /** A stored credential that can be presented. */
 export interface PresentableCredential extends Candidate {

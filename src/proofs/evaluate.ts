@@ -1,7 +1,8 @@
 /**
  * Evaluates a DIF Presentation Exchange definition (v1 and v2) against the org's stored W3C
  * credentials: which credentials satisfy each input descriptor (the PE library decides: JSONPath
- * fields, JSON Schema filters, `limit_disclosure`, `is_holder`, format), which descriptors an
+ * fields, JSON Schema filters, `limit_disclosure`, `is_holder`, format; a v1 `schema` is checked
+ * first, see `schema_uri.ts`), which descriptors an
  * answer needs (`submission_requirements`, see `requirements.ts`) and which credential fills each
  * (the person's `selection`, else the newest match).
  *
@@ -16,6 +17,7 @@ import type { DescriptorMatch, DescriptorView } from "./record.ts";
 import { MAX_MATCHES } from "./record.ts";
 import type { PeRequest } from "./request.ts";
 import { describeDescriptor, neededDescriptors } from "./requirements.ts";
+import { meetsSchema, schemaFilter, withoutSchema } from "./schema_uri.ts";
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
@@ -67,13 +69,33 @@ function allowedProofTypes(format: unknown): string[] | undefined {
 }
 
 /**
+ * The claim formats the library may match credentials against. Aries RFC 0510 (PE over DIDComm)
+ * requests with `format: {ldp_vp: {proof_type: [...]}}` alone: the presentation is JSON-LD, and so
+ * are the credentials in it. The library would read that as "no ldp_vc credential", so `ldp_vc` is
+ * added where a JSON-LD presentation format is named without it.
+ */
+export function credentialFormats(format: Json): Json {
+  const jsonLd = format.ldp_vp !== undefined || format.ldp !== undefined;
+  return jsonLd && format.ldp_vc === undefined ? { ...format, ldp_vc: {} } : format;
+}
+
+/** The types a stored credential has as written (what the default `typesOf` gives). */
+const writtenTypes = (c: Candidate) =>
+  Promise.resolve(([] as unknown[]).concat(c.credential.type ?? []).map(String));
+
+/**
  * Evaluates `request` against `candidates` (newest first). `holderDid` answers `is_holder`
- * constraints; `selection` maps descriptor ids to candidate ids the person chose.
+ * constraints; `selection` maps descriptor ids to candidate ids the person chose; `typesOf` gives
+ * a candidate's types as expanded IRIs (for a v1 `schema`; default: as written).
  */
 export async function evaluateRequest(
   request: PeRequest,
   candidates: readonly Candidate[],
-  opts: { holderDid: string; selection?: Record<string, string> },
+  opts: {
+    holderDid: string;
+    selection?: Record<string, string>;
+    typesOf?: (c: Candidate) => Promise<string[]>;
+  },
 ): Promise<Evaluation> {
   const pd = request.presentation_definition;
   const descriptors = pd.input_descriptors;
@@ -88,24 +110,33 @@ export async function evaluateRequest(
     }
   }
   const pex = await newPex();
-  const credentials = candidates.map((c) => c.credential);
+  const typesOf = opts.typesOf ?? writtenTypes;
   const matchesOf = new Map<string, Candidate[]>();
   for (const d of descriptors) {
+    const schema = schemaFilter(d);
+    const pool: Candidate[] = [];
+    for (const c of candidates) {
+      if (!schema || await meetsSchema(c.credential, schema, () => typesOf(c))) pool.push(c);
+    }
     // One descriptor at a time: which credentials satisfy it, whatever the requirements say.
-    const single = { ...pd, input_descriptors: [d], submission_requirements: undefined };
+    const single = {
+      ...pd,
+      input_descriptors: [withoutSchema(d)],
+      submission_requirements: undefined,
+    };
     const format = d.format ?? pd.format;
     let indexes: number[] = [];
-    if (credentials.length > 0) {
-      const result = pex.selectFrom(single as never, credentials as never, {
+    if (pool.length > 0) {
+      const result = pex.selectFrom(single as never, pool.map((c) => c.credential) as never, {
         holderDIDs: [opts.holderDid],
         limitDisclosureSignatureSuites: [],
-        ...(isObject(format) ? { restrictToFormats: format as never } : {}),
+        ...(isObject(format) ? { restrictToFormats: credentialFormats(format) as never } : {}),
       });
       indexes = result.areRequiredCredentialsPresent === "error" ? [] : result.vcIndexes ?? [];
     }
     // The library checks the format's name, not an ldp_vc proof_type list: that is checked here.
     const allowed = allowedProofTypes(format);
-    const found = indexes.map((i) => candidates[i]!).filter((c) =>
+    const found = indexes.map((i) => pool[i]!).filter((c) =>
       !allowed || proofTypes(c.credential).some((t) => allowed.includes(t))
     );
     matchesOf.set(String(d.id), found);

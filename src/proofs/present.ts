@@ -16,6 +16,7 @@ import { conflict } from "../errors.ts";
 import type { Candidate } from "./evaluate.ts";
 import { newPex } from "./pex.ts";
 import type { PeRequest } from "./request.ts";
+import { withoutSchema } from "./schema_uri.ts";
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
@@ -64,8 +65,13 @@ export async function buildPresentation(
   signer: PresentationSigner,
   contexts?: RemoteContexts,
 ): Promise<Json> {
-  const pd = request.presentation_definition;
-  const suite = presentationProofType(pd);
+  const suite = presentationProofType(request.presentation_definition);
+  // Each chosen credential met its descriptor's v1 `schema` when it was chosen (evaluate.ts); the
+  // library, which reads `schema` more narrowly, sees the descriptors without it.
+  const pd = {
+    ...request.presentation_definition,
+    input_descriptors: request.presentation_definition.input_descriptors.map(withoutSchema),
+  };
   // As Credo does: a definition of just the chosen descriptors (no requirements, no groups), so
   // the submission maps exactly those; the whole definition then judges the result.
   const restricted = {

@@ -8,7 +8,13 @@
  * @module
  */
 import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mod.ts";
-import type { HolderDidcomm, RemoteContexts, W3cCredentialRecord } from "../credentials/mod.ts";
+import {
+  createDocumentLoader,
+  type HolderDidcomm,
+  ldpTypes,
+  type RemoteContexts,
+  type W3cCredentialRecord,
+} from "../credentials/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
 import { type DidCommMessage, queueOnRecordConnection } from "../didcomm/mod.ts";
 import { AppError, badRequest, conflict, notFound } from "../errors.ts";
@@ -112,8 +118,18 @@ export class ProofProver {
     return await Promise.all(stored.map(async (s) => {
       const request = open(s) ? await readProofRequest(this.#d.kv, orgId, s.record.id) : undefined;
       if (!request) return s.record;
-      return withMatches(s.record, await evaluateRequest(request, candidates, { holderDid }));
+      const ev = await evaluateRequest(request, candidates, {
+        holderDid,
+        typesOf: this.#typesOf(orgId),
+      });
+      return withMatches(s.record, ev);
     }));
+  }
+
+  /** A stored credential's types as expanded IRIs (and as written), remembered per credential. */
+  #typesOf(orgId: string): (c: Candidate) => Promise<string[]> {
+    const loader = createDocumentLoader({ remote: this.#d.contexts });
+    return (c) => ldpTypes(`${orgId}/${c.id}`, c.credential, loader);
   }
 
   /** The org's auto-accept policy for proof requests; `never` without an agent. */
@@ -135,7 +151,11 @@ export class ProofProver {
     selection?: Record<string, string>,
   ): Promise<Evaluation & { candidates: Candidate[] }> {
     const candidates = await this.#candidates(orgId);
-    const ev = await evaluateRequest(request, candidates, { holderDid, selection });
+    const ev = await evaluateRequest(request, candidates, {
+      holderDid,
+      selection,
+      typesOf: this.#typesOf(orgId),
+    });
     return { ...ev, candidates };
   }
 

@@ -49,8 +49,8 @@ export interface ProofContext extends TestContext {
 export interface StoreOptions {
   types?: string[];
   issuer?: TestIdentity;
-  /** Contexts after the VC v1 context and the inline one. */
-  contexts?: string[];
+  /** Contexts after the VC v1 context and the inline one (URLs or inline contexts). */
+  contexts?: (string | Json)[];
   /** Top-level members of the credential. */
   fields?: Json;
   /** Loads `contexts` when signing. */
