@@ -1,7 +1,8 @@
 /**
- * Whether the Node.js interop peers can run here. `deno task test` installs their npm packages
- * first (task `setup-interop`); on a machine without node/npm they cannot be installed, and their
- * tests are skipped with the reason printed, except under `CI=true`, where they run and fail.
+ * Whether the interop peers can run here. `deno task test` installs them first (task
+ * `setup-interop`: the Node.js peers' npm packages, ACA-Py's Python venv); on a machine without
+ * node/npm or python3 they cannot be installed, and their tests are skipped with the reason
+ * printed, except under `CI=true`, where they run and fail.
  */
 
 /** Why a peer cannot run here, or undefined when it can. */
@@ -31,7 +32,11 @@ const printed = new Set<string>();
  * once), never under `CI=true` (there a missing peer is a failure the tests report).
  */
 export function interopOptions(peerDir: URL, probe?: string): { ignore: boolean } {
-  const problem = peerProblem(peerDir, probe);
+  return skippedFor(peerProblem(peerDir, probe));
+}
+
+/** `Deno.test` options of tests that need what `problem` (when set) says is missing. */
+function skippedFor(problem: string | undefined): { ignore: boolean } {
   if (!problem || Deno.env.get("CI") === "true") return { ignore: false };
   if (!printed.has(problem)) {
     printed.add(problem);
@@ -88,3 +93,20 @@ export const plcInterop: { ignore: boolean } = interopOptions(
   PLC_PEER_DIR,
   "node_modules/@did-plc/server/package.json",
 );
+
+/** The ACA-Py peer's folder: its requirements files, and its venv once setup.sh ran. */
+export const ACAPY_PEER_DIR = new URL("./acapy_peer/", import.meta.url);
+
+/** Why ACA-Py cannot run here (not installed by setup.sh), or undefined when it can. */
+export function acapyProblem(): string | undefined {
+  try {
+    Deno.statSync(new URL("venv/bin/aca-py", ACAPY_PEER_DIR));
+    Deno.statSync(new URL("venv/.peer_requirements.sha256", ACAPY_PEER_DIR));
+    return undefined;
+  } catch {
+    return "ACA-Py is not installed (run `bash tests/interop/setup.sh`; it needs python3 3.9-3.12)";
+  }
+}
+
+/** Options of the ACA-Py interop tests. */
+export const acapyInterop: { ignore: boolean } = skippedFor(acapyProblem());
