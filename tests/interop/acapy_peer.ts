@@ -38,6 +38,8 @@ export interface AcapyOptions {
   startupTimeoutMs?: number;
   /** More command line arguments. */
   extraArgs?: string[];
+  /** Picks a free 127.0.0.1 port (default: bind port 0, read it, close). */
+  pickPort?: () => number;
 }
 
 /** One webhook ACA-Py posted (`/topic/{topic}/`). */
@@ -69,7 +71,18 @@ export interface AcapyPeer {
   close(): Promise<void>;
 }
 
-const BIND_FAILURE = /address already in use|Errno 98|error while attempting to bind/i;
+/** What ACA-Py logs when one of its ports is taken (it keeps running without that transport). */
+const BIND_FAILURE = /address already in use|Errno 98|Unable to start webserver/i;
+
+/** Whether `url` answers within 2 s (a port held by another program may never answer). */
+async function answers(url: string, check: (res: Response, body: string) => boolean) {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return check(res, await res.text());
+  } catch {
+    return false;
+  }
+}
 
 /** Keeps the tail of both output streams in one buffer. */
 function collect(streams: ReadableStream<Uint8Array>[], limit = 256 * 1024) {
@@ -125,9 +138,10 @@ async function startOnce(
   o: Required<Pick<AcapyOptions, "label" | "logLevel" | "startupTimeoutMs">> & AcapyOptions,
   hook: string,
 ) {
-  const port = freePort();
-  let adminPort = freePort();
-  while (adminPort === port) adminPort = freePort();
+  const pick = o.pickPort ?? freePort;
+  const port = pick();
+  let adminPort = pick();
+  while (adminPort === port) adminPort = pick();
   const adminUrl = `http://127.0.0.1:${adminPort}`;
   const t0 = performance.now();
   const contexts = Object.entries(OFFLINE_CONTEXTS).flatMap(([url, file]) => [
@@ -170,15 +184,19 @@ async function startOnce(
     await output.done;
   };
   try {
-    await waitFor("ACA-Py /status/ready", async () => {
+    // Ready: its admin API says so, and its DIDComm port is its own (ACA-Py answers a `?c_i=` GET
+    // with its sentence). A taken port is logged, not fatal: that start is given up.
+    await waitFor("ACA-Py ready on both ports", async () => {
       if (exited) throw new Error("ACA-Py exited before it was ready");
-      try {
-        const res = await fetch(`${adminUrl}/status/ready`);
-        const body = await res.json().catch(() => ({}));
-        return res.ok && body.ready === true;
-      } catch {
-        return false;
-      }
+      if (BIND_FAILURE.test(output.text())) throw new Error("a port of ACA-Py's was taken");
+      return await answers(
+        `${adminUrl}/status/ready`,
+        (r, b) => r.ok && b.includes('"ready": true'),
+      ) &&
+        await answers(
+          `http://127.0.0.1:${port}/?c_i=probe`,
+          (r, b) => r.ok && b.startsWith("You have received a connection invitation"),
+        );
     }, o.startupTimeoutMs);
   } catch (err) {
     await kill();
