@@ -17,6 +17,7 @@ import { localResolver } from "../support/local_resolver.ts";
 import { type ServedContext, waitFor } from "../didcomm/helpers.ts";
 import type { CredoIssuer } from "./credo_peer.ts";
 import { receiveInvitation, withCredoIssuer } from "./holder_service.ts";
+import { relay } from "../support/relay.ts";
 
 const ORG = "org-rotate";
 
@@ -31,25 +32,6 @@ async function pingAnswered(issuer: CredoIssuer, credoConnectionId: string): Pro
     "ping response at Credo",
     async () => (await issuer.trustPings()).find((p) => p.threadId === ping.threadId),
   );
-}
-
-/** A relay in front of our /didcomm, as an operator might put one; counts what it forwards. */
-function relay(target: string) {
-  let forwarded = 0;
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
-    forwarded++;
-    const res = await fetch(target, {
-      method: "POST",
-      headers: { "content-type": req.headers.get("content-type") ?? "" },
-      body: await req.arrayBuffer(),
-    });
-    return new Response(await res.arrayBuffer(), { status: res.status });
-  });
-  return {
-    url: `http://127.0.0.1:${server.addr.port}/didcomm`,
-    forwarded: () => forwarded,
-    close: () => server.shutdown(),
-  };
 }
 
 Deno.test({
