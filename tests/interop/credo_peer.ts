@@ -16,7 +16,7 @@ export interface CredoIssuerOptions {
   didcommPort?: number;
   /** Control API port; 0 (default) picks a free one. */
   controlPort?: number;
-  /** Milliseconds to wait for READY (default 20000). */
+  /** Milliseconds to wait for READY (default 60000: a bound on a hang, not a speed check). */
   startupTimeoutMs?: number;
   /** Credo log level: test | trace | debug | info | warn (default) | error | fatal | off. */
   logLevel?: string;

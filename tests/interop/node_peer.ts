@@ -18,7 +18,7 @@ export interface NodePeerOptions {
   installed: { probe: string; hint: string };
   /** Control API path that makes the peer exit. */
   stopPath: string;
-  /** Milliseconds to wait for READY (default 20000). */
+  /** Milliseconds to wait for READY (default 60000: a bound on a hang, not a speed check). */
   startupTimeoutMs?: number;
   /** Credo log level (default warn). */
   logLevel?: string;
@@ -155,7 +155,7 @@ export async function spawnNodePeer(o: NodePeerOptions): Promise<NodePeer> {
   let ready: Record<string, unknown>;
   let drained: Promise<void>;
   try {
-    ({ ready, drained } = await readReady(child.stdout, o.startupTimeoutMs ?? 20000, o.name));
+    ({ ready, drained } = await readReady(child.stdout, o.startupTimeoutMs ?? 60_000, o.name));
   } catch (error: unknown) {
     try {
       child.kill("SIGKILL");

@@ -30,7 +30,7 @@ export interface Oid4vcIssuerOptions {
   publicOrigin?: string;
   /** Lifetime of the issuer's access tokens in seconds (Credo's default 180). */
   accessTokenSeconds?: number;
-  /** Milliseconds to wait for READY (default 20000). */
+  /** Milliseconds to wait for READY (default 60000: a bound on a hang, not a speed check). */
   startupTimeoutMs?: number;
   /** Credo log level: test | trace | debug | info | warn (default) | error | fatal | off. */
   logLevel?: string;
