@@ -19,6 +19,7 @@ import {
   assignRequestId,
   bearerAuth,
   coreRoutes,
+  type CoreRoutesDeps,
   corsFor,
   docsRoutes,
   errorResponse,
@@ -26,7 +27,6 @@ import {
   onError,
   requireOrg,
 } from "./http/mod.ts";
-import { type ProcessState, readinessCheck } from "./readiness.ts";
 import { openid4vpRoutes } from "./openid4vp/mod.ts";
 import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vc/mod.ts";
 import { statusRoutes } from "./status/mod.ts";
@@ -38,8 +38,11 @@ import { webRoutes } from "./web/mod.ts";
 export interface AppOptions {
   /** Extra routers for tests (mounted after the features). */
   extraRoutes?: OpenAPIHono<AppEnv>[];
-  /** The process state readiness reports (`main.ts` sets it; default: never draining). */
-  processState?: ProcessState;
+  /**
+   * The readiness check of `GET /health/ready` (the process's own: `boot/` makes it for the
+   * service, tests make it with `readinessCheck(services)`).
+   */
+  ready: CoreRoutesDeps["ready"];
 }
 
 /**
@@ -62,7 +65,7 @@ const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
 /** Builds the Hono app from the services. */
-export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHono<AppEnv> {
+export function createApp(services: Services, opts: AppOptions): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   const limitBody = bodyLimit({
     maxSize: BODY_LIMIT,
@@ -111,7 +114,7 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
   app.use("/orgs/:orgId/*", requireOrg("member"));
   app.use("/orgs/:orgId/agents/*", requireOrg("admin"));
 
-  app.route("/", coreRoutes({ ready: readinessCheck(services, opts.processState) }));
+  app.route("/", coreRoutes({ ready: opts.ready }));
   const dids = didRoutes({
     resolver: services.resolver,
     verifier,

@@ -12,6 +12,7 @@ import { type Config, decodeSecretsKey } from "./config.ts";
 import { devBanner } from "./dev_banner.ts";
 import { devPublicJwk, loadDevSecrets, mintDevToken } from "./dev_keys.ts";
 import { log } from "./log.ts";
+import { readinessCheck } from "./readiness.ts";
 
 /** The org the dev token is for. */
 const DEV_ORG = "demo-org";
@@ -58,7 +59,7 @@ export async function startApp(config: Config, options: StartOptions): Promise<S
   const kv = options.kv ?? await openKv(config);
   const services = await buildServices(config, kv);
   const app = createApp(services, {
-    processState: { draining: options.draining, dispatcherExpected: true },
+    ready: readinessCheck(services, { draining: options.draining, dispatcherExpected: true }),
   });
   if (config.previousSecretsKeys.length > 0) {
     // A SECRETS_KEY rotation is under way: seal everything under the new key, in the background.

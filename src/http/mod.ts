@@ -46,4 +46,4 @@ export { logRequest, requestIdFrom, requestLevel } from "./lite.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";
 export { corsFor } from "./cors.ts";
-export { coreRoutes } from "./core_routes.ts";
+export { coreRoutes, type CoreRoutesDeps } from "./core_routes.ts";
