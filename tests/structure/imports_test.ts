@@ -114,3 +114,31 @@ Deno.test("a nested mod.ts is no public file; a folder's lite.ts is, and loads n
   deep.set("crypto/x/lite.ts", []);
   assert.deepEqual(checkImports(deep).map((v) => v.rule), ["deep import"]);
 });
+
+Deno.test("base/ stands on nothing, and is the one surface a light entry may load", () => {
+  const graph = (): ImportGraph =>
+    new Map([
+      ["main.ts", ["did/lite.ts"]],
+      ["did/lite.ts", ["did/answer.ts"]],
+      ["did/answer.ts", ["base/mod.ts"]],
+      ["base/mod.ts", ["base/log.ts"]],
+      ["base/log.ts", []],
+    ]);
+  assert.deepEqual(checkImports(graph()), []);
+
+  const leaning = graph();
+  leaning.set("base/log.ts", ["kv/mod.ts"]);
+  leaning.set("kv/mod.ts", []);
+  assert.deepEqual(checkImports(leaning).map((v) => `${v.rule}: ${v.message}`), [
+    "base imports: base/log.ts imports kv/mod.ts",
+    // ...and through base/mod.ts the light entry now loads a folder's surface.
+    "heavy light entry: did/lite.ts → did/answer.ts → base/mod.ts → base/log.ts → kv/mod.ts",
+  ]);
+
+  const npm = graph();
+  npm.set("base/log.ts", ["npm:jose"]);
+  assert.deepEqual(checkImports(graph(), npm).map((v) => v.rule), [
+    "base imports",
+    "heavy light entry",
+  ]);
+});
