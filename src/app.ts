@@ -13,7 +13,7 @@ import type { Services } from "./compose.ts";
 import { credentialRoutes, W3cCredentialSchema } from "./credentials/mod.ts";
 import { didRoutes } from "./did/mod.ts";
 import { didcommRoutes } from "./didcomm/mod.ts";
-import { AppError } from "./errors.ts";
+import { AppError } from "./base/mod.ts";
 import {
   type AppEnv,
   assignRequestId,

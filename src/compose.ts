@@ -21,7 +21,7 @@ import {
   Wallet,
   walletKeyResealable,
 } from "./agents/mod.ts";
-import { type Config, ConfigError } from "./config.ts";
+import { type Config, ConfigError } from "./config/mod.ts";
 import {
   AUTO_ACCEPT_KIND,
   autoAcceptHandler,
@@ -37,7 +37,7 @@ import { createDidResolver, type DidResolver, type DidResolverOptions } from "./
 import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
 import { createTokenVerifier, staticKeyGetter, type TokenVerifier } from "./http/mod.ts";
 import { withBusyRetry } from "./kv/mod.ts";
-import { log } from "./log.ts";
+import { log } from "./base/mod.ts";
 import {
   checkOutboundUrl,
   createSafeFetch,

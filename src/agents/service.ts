@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { hashSecret, verifySecret } from "../crypto/mod.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { hashSecret, verifySecret, verkeyToBytes } from "../crypto/mod.ts";
+import { badRequest, conflict, log, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, uuidv7 } from "../kv/mod.ts";
-import { log } from "../log.ts";
 import {
   checkOutboundUrl,
   type HostLookup,
@@ -16,7 +15,6 @@ import {
   SafeFetchError,
 } from "../outbound/mod.ts";
 import { emit } from "../webhooks/mod.ts";
-import { verkeyToBytes } from "../crypto/mod.ts";
 import { API_KEY_MAX, API_KEY_MIN, type ApiKeyIndex, wrongApiKey } from "./api_key.ts";
 import { ADDRESS_LIMIT, ORG_LIMIT, takeAttempt } from "./attempt_limits.ts";
 import { createAgentPeerDid } from "./peer_did.ts";

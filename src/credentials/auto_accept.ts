@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
-import { log } from "../log.ts";
+import { AppError, log } from "../base/mod.ts";
 import type { OutboxHandler } from "../outbox/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
 import type { AutoAcceptPayload } from "./inbound.ts";

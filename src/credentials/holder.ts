@@ -15,7 +15,7 @@ import {
   type QueueMessageInput,
   queueOnRecordConnection,
 } from "../didcomm/mod.ts";
-import { AppError, conflict, notFound } from "../errors.ts";
+import { AppError, conflict, notFound } from "../base/mod.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
 import type { StatusService } from "../status/mod.ts";
 import type { RemoteContexts, ResolveDid } from "./jsonld/types.ts";

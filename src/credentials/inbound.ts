@@ -15,7 +15,7 @@ import {
   type MessageHandlers,
 } from "../didcomm/mod.ts";
 import { uuidv7 } from "../kv/mod.ts";
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import { enqueue } from "../outbox/mod.ts";
 import { verifyCredential } from "./jsonld/verify.ts";
 import type { CredentialHolder } from "./holder.ts";

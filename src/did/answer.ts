@@ -19,7 +19,7 @@
  * @module
  */
 import { logRequest, requestIdFrom, requestLogged } from "../http/lite.ts";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 import type { ResolveOptions } from "./cache.ts";
 import { negotiate, type Representation } from "./content_negotiation.ts";
 import { didTargetOf } from "./did_url.ts";

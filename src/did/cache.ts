@@ -21,8 +21,7 @@
  *
  * @module
  */
-import { Lru } from "../lru.ts";
-import { log } from "../log.ts";
+import { log, Lru } from "../base/mod.ts";
 import { countDidCacheLookup } from "../telemetry/mod.ts";
 import type { DidCacheEntry, DidCacheStore } from "./cache_store.ts";
 export { type DidCacheEntry, type DidCacheStore, kvCacheStore } from "./cache_store.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/mod.ts";
 import { createSafeFetch, type SafeFetch } from "../outbound/mod.ts";
 import { type CachingResolver, createCachingResolver, kvCacheStore } from "./cache.ts";
 import { jwkMethod } from "./methods/jwk.ts";

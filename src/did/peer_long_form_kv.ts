@@ -5,7 +5,7 @@
  * short form for years after its long form was exchanged.
  */
 import { keys } from "../kv/mod.ts";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 import type { PeerLongFormStore } from "./methods/peer_store.ts";
 
 /** KV-backed `PeerLongFormStore`. */

@@ -13,7 +13,7 @@ import {
   resolutionError,
   type ResolveContext,
 } from "./types.ts";
-import { clip } from "../errors.ts";
+import { clip } from "../base/mod.ts";
 
 /** A DID routed to the code that resolves it. */
 export interface RoutedDid {

@@ -9,9 +9,8 @@
  *
  * @module
  */
-import { z } from "@hono/zod-openapi";
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import { AppError } from "../errors.ts";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { AppError } from "../base/mod.ts";
 import {
   type AppEnv,
   appErrorResponse,
@@ -61,7 +60,7 @@ export interface DidRoutesDeps {
  */
 export function didRoutes(deps: DidRoutesDeps): { router: OpenAPIHono<AppEnv>; door: AnswerDid } {
   const { isPublic, verifier } = deps;
-  // The DID routes' own rule (public, or any valid token), read the one way (`src/bearer.ts`).
+  // The DID routes' own rule (public, or any valid token), read the one way (`http/bearer.ts`).
   const auth: AnswerAuth = {
     peek: (authorization) => peekPrincipal(verifier, authorization),
     verify: (authorization) => authenticate(verifier, authorization),

@@ -27,7 +27,7 @@ import {
 import { dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
 import { parseDidWithReason } from "./syntax.ts";
 import type { DidVersion, Resolution } from "./types.ts";
-import { clip } from "../errors.ts";
+import { clip } from "../base/mod.ts";
 
 /** What DID URL answers need. */
 export interface UrlAnswerDeps {

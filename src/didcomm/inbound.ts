@@ -10,9 +10,8 @@
  * @module
  */
 import type { Wallet, WalletKey } from "../agents/mod.ts";
-import { ConflictError } from "../errors.ts";
+import { ConflictError, log } from "../base/mod.ts";
 import { atomicUpdate, keys } from "../kv/mod.ts";
-import { log } from "../log.ts";
 import { enqueue, type HandlerResult, type OutboxHandler } from "../outbox/mod.ts";
 import { countDidcommMessage, inSpan } from "../telemetry/mod.ts";
 import { EnvelopeError, type UnpackedMessage, unpackMessage } from "./envelope.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { base64urlnopad } from "@scure/base";
-import { AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../base/mod.ts";
 import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbound/mod.ts";
 import type { DidCommTarget } from "./connections/record.ts";
 import { type HandshakeProtocol, normalizeType, parseMessageType, Protocols } from "./messages.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AppError, conflict, notFound } from "../errors.ts";
+import { AppError, conflict, notFound } from "../base/mod.ts";
 import { keys, listPage, type Page } from "../kv/mod.ts";
 import type { OutboxHandler } from "../outbox/mod.ts";
 import {

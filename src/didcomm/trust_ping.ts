@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import type { InboundContext, MessageHandlers } from "./handlers.ts";
 import { MessageTypes, newMessageId, threadIdOf } from "./messages.ts";
 import { queueMessageOn } from "./outbound.ts";

@@ -1,7 +1,6 @@
 import * as jose from "jose";
 import { createPublicKey } from "node:crypto";
-import { AppError, unauthorized } from "../errors.ts";
-import { Lru } from "../lru.ts";
+import { AppError, Lru, unauthorized } from "../base/mod.ts";
 
 /** The verified caller: subject, org roles (Keycloak `resource_access`), and where the token came from. */
 export interface Principal {
@@ -35,7 +34,7 @@ export interface TrustedIssuer {
   stillValid?: (p: Principal) => Promise<void>;
 }
 
-/** Verifies bearer tokens (read from the request by `src/bearer.ts`). */
+/** Verifies bearer tokens (read from the request by `bearer.ts`). */
 export interface TokenVerifier {
   /** Returns the principal or throws AppError 401 (bad token) / 503 (keys unreachable). */
   verify(token: string): Promise<Principal>;

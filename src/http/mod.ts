@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { authenticate, bearerToken, peekPrincipal, requireBearer } from "../bearer.ts";
+export { authenticate, bearerToken, peekPrincipal, requireBearer } from "./bearer.ts";
 export {
   ADMIN_ROLES,
   createTokenVerifier,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../base/mod.ts";
 import { issuerClient, oauthClient } from "./client.ts";
 import type { SecretBox } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";

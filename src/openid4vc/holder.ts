@@ -12,7 +12,7 @@ import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/ope
 import type { Wallet } from "../agents/mod.ts";
 import type { SecretBox } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../base/mod.ts";
 import { type SafeFetch, SafeFetchError } from "../outbound/mod.ts";
 import type { Oid4vcLibraries } from "./library.ts";
 import { CredentialRejected } from "./sd_jwt.ts";

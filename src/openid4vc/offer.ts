@@ -12,7 +12,7 @@ import type {
   IssuerMetadataResult,
   Openid4vciClient,
 } from "@openid4vc/openid4vci";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../base/mod.ts";
 import { IssuerError, issuerFailure } from "./issuer_fetch.ts";
 import { obj, str } from "./json.ts";
 import type { Oid4vcLibraries } from "./library.ts";

@@ -15,7 +15,7 @@ import type { CredentialConfigurationSupportedWithFormats } from "@openid4vc/ope
 import * as jose from "jose";
 import { didJwkUrl, p256DidKey, type Wallet } from "../agents/mod.ts";
 import { b64u, verkeyToDidKey } from "../crypto/mod.ts";
-import { conflict } from "../errors.ts";
+import { conflict } from "../base/mod.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
 
 /** The proof key of one configuration. The private key stays in memory only. */

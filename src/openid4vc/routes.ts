@@ -6,7 +6,7 @@
  * @module
  */
 import { createRouter, jsonContent as json, orgRecordRoutes, PageQuery } from "../http/mod.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../base/mod.ts";
 import type { Oid4vcHolder } from "./holder.ts";
 import {
   AcceptOpenidOfferBody,

@@ -10,7 +10,7 @@
 import type { Wallet } from "../agents/mod.ts";
 import type { RemoteContexts } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../base/mod.ts";
 import { type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";

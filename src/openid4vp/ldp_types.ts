@@ -9,7 +9,7 @@
  */
 import jsonld from "jsonld";
 import type { DocumentLoader } from "../credentials/mod.ts";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 
 const cache = new Lru<string[]>(2000);
 

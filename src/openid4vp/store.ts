@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { conflict, notFound } from "../errors.ts";
+import { conflict, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, listRecords, type Page } from "../kv/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type {

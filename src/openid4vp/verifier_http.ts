@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../base/mod.ts";
 import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbound/mod.ts";
 
 const TIMEOUT_MS = 10_000;

@@ -16,7 +16,7 @@ import {
   type MessageHandlers,
 } from "../didcomm/mod.ts";
 import { uuidv7 } from "../kv/mod.ts";
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import { enqueue } from "../outbox/mod.ts";
 import {
   PE_DEFINITIONS,

@@ -12,7 +12,7 @@ import {
   type RemoteContexts,
   signPresentation,
 } from "../credentials/mod.ts";
-import { conflict } from "../errors.ts";
+import { conflict } from "../base/mod.ts";
 import type { Candidate } from "./evaluate.ts";
 import { newPex } from "./pex.ts";
 import type { PeRequest } from "./request.ts";

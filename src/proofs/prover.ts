@@ -11,7 +11,7 @@ import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mo
 import type { HolderDidcomm, RemoteContexts, W3cCredentialRecord } from "../credentials/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
 import { type DidCommMessage, queueOnRecordConnection } from "../didcomm/mod.ts";
-import { AppError, badRequest, conflict, notFound } from "../errors.ts";
+import { AppError, badRequest, conflict, notFound } from "../base/mod.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
 import { type Candidate, evaluateRequest, type Evaluation } from "./evaluate.ts";
 import { presentationMessage, PROOF_PROBLEM_CODES, proofProblemReport } from "./messages.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import { keys } from "../kv/mod.ts";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 import { StatusProblem } from "./fetch_list.ts";
 
 /** A verified status list. */

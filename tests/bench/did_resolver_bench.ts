@@ -4,7 +4,7 @@
  * (or `deno bench --allow-all tests/bench/did_resolver_bench.ts`).
  */
 import { createApp } from "../../src/app.ts";
-import { readinessCheck } from "../../src/readiness.ts";
+import { readinessCheck } from "../../src/boot/readiness.ts";
 import { negotiate } from "../../src/did/content_negotiation.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { keyMethod } from "../../src/did/methods/key.ts";

@@ -3,7 +3,7 @@
  * instead of packed and posted), Credo-shaped issuer messages, and a test context.
  */
 import type { Services } from "../../src/compose.ts";
-import { notFound } from "../../src/errors.ts";
+import { notFound } from "../../src/base/errors.ts";
 import {
   type CredentialHolder,
   type HolderDidcomm,
@@ -17,7 +17,7 @@ import type { DidCommMessage } from "../../src/didcomm/mod.ts";
 import { keys } from "../../src/kv/mod.ts";
 import { enqueue } from "../../src/outbox/mod.ts";
 import { createTestContext, type TestContext } from "../support/context.ts";
-import { didKeyIdentity, type TestIdentity } from "../credentials/jsonld/test_keys.ts";
+import { didKeyIdentity, type TestIdentity } from "./jsonld/test_keys.ts";
 
 /** Outbox kind of the fake layer's messages. */
 export const FAKE_DIDCOMM_KIND = "fake_didcomm";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { apiKeyLookupId } from "../../src/agents/api_key.ts";
 import { resealables, rotateSecrets } from "../../src/compose.ts";
-import { ConfigError, parseConfig } from "../../src/config.ts";
+import { ConfigError, parseConfig } from "../../src/config/config.ts";
 import { resealAll, SecretBox } from "../../src/crypto/mod.ts";
 import { keys } from "../../src/kv/mod.ts";
 import type { WebhookEndpoint } from "../../src/webhooks/endpoint.ts";

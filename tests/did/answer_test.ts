@@ -5,9 +5,8 @@
  * answering through the same pipeline.
  */
 import assert from "node:assert/strict";
-import { didRoutes } from "../../src/did/mod.ts";
-import type { DidMethod } from "../../src/did/mod.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { type DidMethod, didRoutes } from "../../src/did/mod.ts";
+import { setLogLevel } from "../../src/base/log.ts";
 import { createTestContext, signToken } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
 import { laneRequest as get, snapshot } from "./lane_requests.ts";

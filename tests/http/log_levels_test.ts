@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { logRequest } from "../../src/http/mod.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { setLogLevel } from "../../src/base/log.ts";
 
 Deno.test("request log lines: 500/503 error, 502/504 and a peer's 500 warn, 501 and 4xx info, 2xx debug", () => {
   const lines: { level: string; status: number }[] = [];

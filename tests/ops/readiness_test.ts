@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createApp } from "../../src/app.ts";
-import { readinessCheck } from "../../src/readiness.ts";
+import { readinessCheck } from "../../src/boot/readiness.ts";
 import { createTestContext, expectJson } from "../support/context.ts";
 
 /** `kv` counting the writes made through it (set, delete, enqueue, atomic commits). */

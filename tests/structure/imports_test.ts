@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { checkImports, type ImportGraph, srcImportGraph } from "./import_rules.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const ENTRIES = ["src/main.ts", "src/rotate_secrets.ts", "src/dev_token.ts"];
+const ENTRIES = ["src/main.ts", "src/tasks/rotate_secrets.ts", "src/dev/token.ts"];
 
 Deno.test("src/ has no import cycle, no folder cycle, no deep cross-feature import, no KV in route files, light entries stay light", async () => {
   const { all, runtime } = await srcImportGraph(ROOT, ENTRIES);

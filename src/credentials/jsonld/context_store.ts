@@ -8,7 +8,7 @@
  * @module
  */
 import { keys } from "../../kv/mod.ts";
-import { Lru } from "../../lru.ts";
+import { Lru } from "../../base/mod.ts";
 import type { SafeFetch } from "../../outbound/mod.ts";
 import { JsonLdLoaderError, refusedContextMessage } from "./document_loader.ts";
 import type { RemoteContexts } from "./types.ts";

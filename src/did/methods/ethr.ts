@@ -9,11 +9,10 @@
  * @module
  */
 import type { SafeFetch } from "../../outbound/mod.ts";
-import type { EthrNetwork } from "../../config_networks.ts";
-import { fail, ok } from "../types.ts";
+import type { EthrNetwork } from "../../config/mod.ts";
+import { fail, ok, type ParsedDid } from "../types.ts";
 import { blockAt, providerBlocks, rpcProvider } from "./chain_rpc.ts";
 import type { DriverPlugin, LoadedDriver, TransportHealth } from "./driver.ts";
-import type { ParsedDid } from "../types.ts";
 
 /** ethr-did-resolver's reading of a method-specific id: `[<network>:]<address or public key>`. */
 const IDENTIFIER = /^(.*)?(0x[0-9a-fA-F]{40}|0x[0-9a-fA-F]{66})$/;

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { Config } from "../../config.ts";
+import type { Config } from "../../config/mod.ts";
 import type { SafeFetch } from "../../outbound/mod.ts";
 import { DERIVED_DID_TRAITS } from "../types.ts";
 import type { DriverPlugin } from "./driver.ts";

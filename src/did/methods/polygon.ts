@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { PolygonNetworks } from "../../config_networks.ts";
+import type { PolygonNetworks } from "../../config/mod.ts";
 import type { ParsedDid } from "../types.ts";
 import type { DriverMap, DriverPlugin } from "./driver.ts";
 

@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { conflict } from "../../errors.ts";
+import { conflict, log } from "../../base/mod.ts";
 import { keys, uuidv7 } from "../../kv/mod.ts";
-import { log } from "../../log.ts";
 import type { DidcommDeps } from "../deps.ts";
 import type { InboundContext, MessageHandlers } from "../handlers.ts";
 import { type DidCommMessage, MessageTypes, Protocols } from "../messages.ts";

@@ -13,9 +13,8 @@
  *
  * @module
  */
-import { conflict, notFound } from "../../errors.ts";
+import { conflict, log, notFound } from "../../base/mod.ts";
 import { atomicUpdate, keys } from "../../kv/mod.ts";
-import { log } from "../../log.ts";
 import { enqueue, type HandlerResult, type OutboxHandler } from "../../outbox/mod.ts";
 import type { DidcommDeps } from "../deps.ts";
 import type { InboundContext, MessageHandlers } from "../handlers.ts";

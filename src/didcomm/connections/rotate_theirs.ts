@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { log } from "../../log.ts";
+import { log } from "../../base/mod.ts";
 import type { InboundContext, MessageHandlers } from "../handlers.ts";
 import { newMessageId, threadIdOf } from "../messages.ts";
 import { queueMessageOn } from "../outbound.ts";

@@ -6,12 +6,11 @@
  *
  * @module
  */
-import { createApp } from "./app.ts";
-import { buildServices, rotateSecrets, type Services } from "./compose.ts";
-import { type Config, decodeSecretsKey } from "./config.ts";
-import { devBanner } from "./dev_banner.ts";
-import { devPublicJwk, loadDevSecrets, mintDevToken } from "./dev_keys.ts";
-import { log } from "./log.ts";
+import { createApp } from "../app.ts";
+import { buildServices, rotateSecrets, type Services } from "../compose.ts";
+import { type Config, decodeSecretsKey } from "../config/mod.ts";
+import { devBanner, devPublicJwk, loadDevSecrets, mintDevToken } from "../dev/mod.ts";
+import { log } from "../base/mod.ts";
 import { readinessCheck } from "./readiness.ts";
 
 /** The org the dev token is for. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigError } from "./env_readers.ts";
+import { ConfigError } from "./readers.ts";
 
 /** One did:ethr network, in ethr-did-resolver's own `networks` shape. */
 export interface EthrNetwork {

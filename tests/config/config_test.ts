@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, parseConfig } from "../src/config.ts";
+import { ConfigError, parseConfig } from "../../src/config/config.ts";
 
 const base = {
   AUTH_PUBLIC_KEY:

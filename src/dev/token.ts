@@ -1,6 +1,6 @@
 /** `deno task token --org ID --role ROLE [--role ROLE2] [--sub SUB] [--ttl SECONDS]`: mints a dev token. */
 import { parseArgs } from "node:util";
-import { loadDevSecrets, mintDevToken } from "./dev_keys.ts";
+import { loadDevSecrets, mintDevToken } from "./keys.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

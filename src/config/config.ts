@@ -1,6 +1,6 @@
 /**
  * The service's configuration, read from the environment by `parseConfig` only (every variable,
- * its reader from `env_readers.ts`, its default and the rules between variables).
+ * its reader from `readers.ts`, its default and the rules between variables).
  *
  * @module
  */
@@ -9,8 +9,8 @@ import {
   ethrNetworks,
   type PolygonNetworks,
   polygonNetworks,
-} from "./config_networks.ts";
-import { bool, ConfigError, host, int, origins, str, url, urlPrefixes } from "./env_readers.ts";
+} from "./networks.ts";
+import { bool, ConfigError, host, int, origins, str, url, urlPrefixes } from "./readers.ts";
 
 export { ConfigError };
 

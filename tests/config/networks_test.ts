@@ -1,6 +1,6 @@
 /** `DID_ETHR_NETWORKS`, `DID_POLYGON_NETWORKS`, `DID_DRIVER_TIMEOUT_MS` (CONTRACT "Environment"). */
 import assert from "node:assert/strict";
-import { ConfigError, parseConfig } from "../src/config.ts";
+import { ConfigError, parseConfig } from "../../src/config/config.ts";
 
 const base = {
   AUTH_PUBLIC_KEY:

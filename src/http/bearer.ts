@@ -1,11 +1,11 @@
 /**
  * The one reading of `Authorization: Bearer <token>` (RFC 6750) and the one way to turn it into a
- * principal with a token verifier. Dependency-free (only `errors.ts`), so the early DID lane can
+ * principal with a token verifier. Dependency-free (only `base/`), so the early DID lane can
  * use it before the app (and Hono) is loaded; `http/` builds its middleware on it.
  *
  * @module
  */
-import { unauthorized } from "./errors.ts";
+import { unauthorized } from "../base/mod.ts";
 
 /** What a token verifier offers (`http/auth.ts` `createTokenVerifier` makes the service's). */
 export interface BearerVerifier<P> {

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Services } from "./compose.ts";
-import { AppError } from "./errors.ts";
-import { keys } from "./kv/mod.ts";
+import type { Services } from "../compose.ts";
+import { AppError } from "../base/mod.ts";
+import { keys } from "../kv/mod.ts";
 
 /** What a ready answer reports. */
 export interface ReadyReport {

@@ -6,10 +6,10 @@
  * itself at start when SECRETS_KEY_PREVIOUS is set). Safe while the service runs. Exits 0 when
  * every value is under the new key (then remove SECRETS_KEY_PREVIOUS), 1 otherwise.
  */
-import { rotateSecrets } from "./compose.ts";
-import { ConfigError, parseConfig } from "./config.ts";
-import { SecretBox } from "./crypto/mod.ts";
-import { withBusyRetry } from "./kv/mod.ts";
+import { rotateSecrets } from "../compose.ts";
+import { ConfigError, parseConfig } from "../config/mod.ts";
+import { SecretBox } from "../crypto/mod.ts";
+import { withBusyRetry } from "../kv/mod.ts";
 
 try {
   const config = parseConfig(Deno.env.toObject());

@@ -1,5 +1,5 @@
 import * as jose from "jose";
-import { DEV_AUDIENCE, DEV_ISSUER } from "./config.ts";
+import { DEV_AUDIENCE, DEV_ISSUER } from "../config/mod.ts";
 
 /** Dev-only material kept under `.data/` (git-ignored): SECRETS_KEY and the dev IdP signing key. */
 export interface DevSecrets {
