@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { agentRoutes } from "./agents/mod.ts";
 import type { Services } from "./compose.ts";
-import { credentialRoutes, W3cCredentialSchema } from "./credentials/mod.ts";
+import { credentialRoutes, W3cCredentialSchema } from "./issue_credential/mod.ts";
 import { didRoutes } from "./did/mod.ts";
 import { didcommRoutes } from "./didcomm/mod.ts";
 import { AppError } from "./base/mod.ts";
@@ -28,9 +28,9 @@ import {
   requireOrg,
 } from "./http/mod.ts";
 import { openid4vpRoutes } from "./openid4vp/mod.ts";
-import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vc/mod.ts";
+import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vci/mod.ts";
 import { statusRoutes } from "./status/mod.ts";
-import { proofRoutes } from "./proofs/mod.ts";
+import { proofRoutes } from "./present_proof/mod.ts";
 import { eventWebhooks, webhookRoutes } from "./webhooks/mod.ts";
 import { webRoutes } from "./web/mod.ts";
 

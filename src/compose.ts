@@ -25,13 +25,11 @@ import { type Config, ConfigError } from "./config/mod.ts";
 import {
   AUTO_ACCEPT_KIND,
   autoAcceptHandler,
-  ContextStore,
   CredentialHolder,
   type HolderDidcomm,
-  type LdDidDocument,
   registerHolderHandlers,
-  verifyCredential,
-} from "./credentials/mod.ts";
+} from "./issue_credential/mod.ts";
+import { ContextStore, type LdDidDocument, verifyCredential } from "./credentials/mod.ts";
 import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
 import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
 import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
@@ -45,7 +43,7 @@ import {
   type SafeFetch,
 } from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
-import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vc/mod.ts";
+import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vci/mod.ts";
 import { credentialSource, Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
 import { StatusChecker, StatusService } from "./status/mod.ts";
 import {
@@ -54,7 +52,7 @@ import {
   proofAutoAcceptHandler,
   ProofProver,
   registerProverHandlers,
-} from "./proofs/mod.ts";
+} from "./present_proof/mod.ts";
 import {
   createWebhookHandler,
   WEBHOOK_KIND,

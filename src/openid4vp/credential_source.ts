@@ -6,15 +6,12 @@
  *
  * @module
  */
-import {
-  createDocumentLoader,
-  type RemoteContexts,
-  type W3cCredentialRecord,
-} from "../credentials/mod.ts";
+import { type W3cCredentialRecord } from "../issue_credential/mod.ts";
+import { createDocumentLoader, type RemoteContexts } from "../credentials/mod.ts";
 import type { Page } from "../kv/mod.ts";
-import type { SdJwtCredentialRecord } from "../openid4vc/mod.ts";
+import type { SdJwtCredentialRecord } from "../openid4vci/mod.ts";
 import type { Candidate } from "./dcql_match.ts";
-import { ldpTypes } from "./ldp_types.ts";
+import { ldpTypes } from "../credentials/mod.ts";
 
 /** A stored credential that can be presented. */
 export interface PresentableCredential extends Candidate {

@@ -1,7 +1,7 @@
 /**
  * The OpenID4VP holder service: receives presentation requests (checked by
  * `authorization_request.ts`, evaluated against the org's credentials by `dcql_match.ts`),
- * answers them with exactly the requested claims (`sd_jwt_present.ts`, `ldp_present.ts`,
+ * answers them with exactly the requested claims (`credentials/`'s presentations,
  * `response.ts`), or declines them. Each record change commits with its
  * `presentation.state_changed` event.
  *

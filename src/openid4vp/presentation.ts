@@ -11,11 +11,10 @@ import { createDocumentLoader, type RemoteContexts, type ResolveDid } from "../c
 import type { DidResolver } from "../did/mod.ts";
 import type { PresentableCredential } from "./credential_source.ts";
 import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
-import { presentLdp } from "./ldp_present.ts";
+import { presentLdp, presentSdJwt } from "../credentials/mod.ts";
 import type { Oid4vpLibs } from "./libs.ts";
 import type { QueryMatch, StoredPresentationRequest } from "./record.ts";
 import type { VpToken } from "./response.ts";
-import { presentSdJwt } from "./sd_jwt_present.ts";
 
 /**
  * A credential's status checked now (issue 26's `statusOf`, the recorded status standing where

@@ -9,9 +9,9 @@ import * as jose from "jose";
 import { bytesToVerkey, verkeyToDidKey } from "../../src/crypto/mod.ts";
 import type { DocumentLoader } from "../../src/credentials/mod.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
-import { addW3cCredential, type W3cCredentialRecord } from "../../src/credentials/store.ts";
+import { addW3cCredential, type W3cCredentialRecord } from "../../src/issue_credential/store.ts";
 import { uuidv7 } from "../../src/kv/mod.ts";
-import { addCredential } from "../../src/openid4vc/store.ts";
+import { addCredential } from "../../src/openid4vci/store.ts";
 import type { TestContext } from "../support/context.ts";
 
 type Json = Record<string, unknown>;

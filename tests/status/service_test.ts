@@ -5,10 +5,10 @@
  * process only (two services on one KV file) and rechecks what is due (an injected clock).
  */
 import assert from "node:assert/strict";
-import { addW3cCredential, newW3cRecord } from "../../src/credentials/store.ts";
+import { addW3cCredential, newW3cRecord } from "../../src/issue_credential/store.ts";
 import type { OutboxMessage } from "../../src/outbox/mod.ts";
-import { addCredential } from "../../src/openid4vc/store.ts";
-import type { CredentialExchangeRecord } from "../../src/credentials/record.ts";
+import { addCredential } from "../../src/openid4vci/store.ts";
+import type { CredentialExchangeRecord } from "../../src/issue_credential/record.ts";
 import { StatusService, type StatusState, type StatusSubject } from "../../src/status/mod.ts";
 import {
   createTestContext,

@@ -1,0 +1,230 @@
+/**
+ * The holder's side of Issue Credential 2.0 for every org of the service: reading exchange
+ * records and stored credentials, and the actions on an exchange (accept or decline an offer,
+ * accept a received credential). Routes, inbound handlers and the auto-accept policy all go
+ * through these methods. Every change is one version-checked atomic commit carrying the record,
+ * its event and the DIDComm message it causes; a lost race is re-read and reported as 409 naming
+ * the state it found.
+ *
+ * @module
+ */
+import type { AgentRecord, AutoAcceptPolicy } from "../agents/mod.ts";
+import { verkeyToDidKey } from "../crypto/mod.ts";
+import {
+  type DidCommMessage,
+  type QueueMessageInput,
+  queueOnRecordConnection,
+} from "../didcomm/mod.ts";
+import { AppError, conflict, notFound } from "../base/mod.ts";
+import { atomicUpdate, type Page } from "../kv/mod.ts";
+import type { StatusService } from "../status/mod.ts";
+import type { RemoteContexts, ResolveDid } from "../credentials/mod.ts";
+import { buildRequestDetail, type LdProofVcDetail } from "./jsonld_format.ts";
+import { ackMessage, PROBLEM_CODES, problemReportMessage, requestMessage } from "./messages.ts";
+import {
+  type CredentialExchangeRecord,
+  type CredentialState,
+  type StoredExchange,
+  withState,
+  wrongStateMessage,
+} from "./record.ts";
+import {
+  addExchangeUpdate,
+  listExchanges,
+  listW3cCredentials,
+  readExchange,
+  readOrgExchange,
+  readW3cCredential,
+  type W3cCredentialView,
+} from "./store.ts";
+
+/** What the holder needs of the DIDComm layer: queueing a message inside a commit. */
+export interface HolderDidcomm {
+  /** Adds `message` for the connection to `op`; 404 unknown connection, 409 not completed. */
+  queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void>;
+}
+
+/** What the holder is built from. */
+export interface HolderDeps {
+  kv: Deno.Kv;
+  /** Woken after a commit that queued outbox messages. */
+  dispatcher: { wake(): void };
+  now: () => number;
+  /** The org agents: the auto-accept policy and the holder key. */
+  agents: { find(orgId: string): Promise<AgentRecord | undefined> };
+  didcomm: HolderDidcomm;
+  /** Resolves issuer DIDs for proof verification (the service's resolver). */
+  resolveDid: ResolveDid;
+  /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store); default none. */
+  contexts?: RemoteContexts;
+  /** Credential status: checked on receipt, recorded with the credential. */
+  status: StatusService;
+}
+
+/** Options of {@link CredentialHolder.acceptOffer}. */
+export interface AcceptOfferOptions {
+  /** Set `credentialSubject.id` to the org's holder did:key when the offer leaves it open. */
+  bindSubjectDid?: boolean;
+}
+
+/** The holder side of Issue Credential 2.0 for every org of the service. */
+export class CredentialHolder {
+  readonly #d: HolderDeps;
+
+  constructor(deps: HolderDeps) {
+    this.#d = deps;
+  }
+
+  /** Resolves issuer DIDs for proof verification. */
+  get resolveDid(): ResolveDid {
+    return this.#d.resolveDid;
+  }
+
+  /** Contexts that are not bundled (`JSONLD_CONTEXT_ALLOW`), for proof verification. */
+  get contexts(): RemoteContexts | undefined {
+    return this.#d.contexts;
+  }
+
+  /** Credential status (checks on receipt; the status kept with each credential). */
+  get status(): StatusService {
+    return this.#d.status;
+  }
+
+  /** The exchange record `id` with its org, or undefined when there is none. */
+  async find(id: string): Promise<{ orgId: string; record: CredentialExchangeRecord } | undefined> {
+    const entry = await readExchange(this.#d.kv, id);
+    return entry ? { orgId: entry.value.orgId, record: entry.value.record } : undefined;
+  }
+
+  /** One page of the org's exchange records, newest first. */
+  list(
+    orgId: string,
+    q: { limit: number; cursor?: string; state?: CredentialState },
+  ): Promise<Page<CredentialExchangeRecord>> {
+    return listExchanges(this.#d.kv, orgId, q);
+  }
+
+  /** One page of the org's stored W3C credentials, newest first. */
+  listW3c(
+    orgId: string,
+    q: { limit: number; cursor?: string },
+  ): Promise<Page<W3cCredentialView>> {
+    return listW3cCredentials(this.#d.kv, orgId, q);
+  }
+
+  /** One stored W3C credential of the org; 404 when there is none. */
+  async getW3c(orgId: string, id: string): Promise<W3cCredentialView> {
+    const r = await readW3cCredential(this.#d.kv, orgId, id);
+    if (!r) throw notFound(`No W3C credential "${id}" in organization "${orgId}".`);
+    return r;
+  }
+
+  /** The org's auto-accept policy, read from its agent configuration. */
+  async autoAcceptPolicy(orgId: string): Promise<AutoAcceptPolicy> {
+    return (await this.#d.agents.find(orgId))?.autoAcceptCredentials ?? "never";
+  }
+
+  /** The org's holder did:key: the did:key of its agent key. */
+  async holderDid(orgId: string): Promise<string> {
+    const agent = await this.#d.agents.find(orgId);
+    if (!agent) {
+      throw conflict(`Organization "${orgId}" has no agent configured, so it has no holder DID.`);
+    }
+    return verkeyToDidKey(agent.verkey);
+  }
+
+  /**
+   * Moves exchange `id` of `orgId` from `from` to the state `step` returns, inside one
+   * version-checked commit that also carries what `step` adds to the operation.
+   */
+  async transition(
+    orgId: string,
+    id: string,
+    from: CredentialState,
+    step: (
+      stored: StoredExchange,
+      op: Deno.AtomicOperation,
+      now: number,
+    ) => Promise<StoredExchange>,
+  ): Promise<CredentialExchangeRecord> {
+    const { kv } = this.#d;
+    const next = await atomicUpdate(kv, async (op) => {
+      const entry = await readOrgExchange(kv, orgId, id);
+      if (!entry) throw notFound(`No credential exchange record "${id}" exists.`);
+      const state = entry.value.record.state;
+      if (state !== from) throw conflict(wrongStateMessage(id, state, from));
+      const now = this.#d.now();
+      const next = await step(entry.value, op, now);
+      addExchangeUpdate(op, entry, next, now);
+      return next;
+    }, {
+      conflict: () => new AppError("conflict", 409, "The record is changing too fast; try again."),
+    });
+    this.#d.dispatcher.wake();
+    return next.record;
+  }
+
+  /** Queues `message` on the exchange's connection inside `op` (409 when it no longer exists). */
+  async queue(op: Deno.AtomicOperation, stored: StoredExchange, message: DidCommMessage) {
+    const { orgId, record } = stored;
+    await queueOnRecordConnection(this.#d.didcomm, op, `Credential exchange "${record.id}"`, {
+      orgId,
+      connectionId: record.connectionId,
+      message,
+    });
+  }
+
+  /** Queues `message` on a connection inside `op` (replies to inbound messages). */
+  async queueOn(
+    op: Deno.AtomicOperation,
+    input: { orgId: string; connectionId: string; message: DidCommMessage },
+  ): Promise<void> {
+    await this.#d.didcomm.queueMessage(op, input);
+  }
+
+  /** `offer-received` → `request-sent`: sends the request for the offered credential. */
+  async acceptOffer(
+    orgId: string,
+    id: string,
+    opts: AcceptOfferOptions = {},
+  ): Promise<CredentialExchangeRecord> {
+    const holderDid = opts.bindSubjectDid ? await this.holderDid(orgId) : undefined;
+    return await this.transition(orgId, id, "offer-received", async (stored, op, now) => {
+      const offer = stored.format.offer as LdProofVcDetail | undefined;
+      if (!offer) {
+        throw conflict(`Credential exchange "${id}" has no JSON-LD offer to accept.`);
+      }
+      const request = buildRequestDetail(offer, holderDid);
+      await this.queue(op, stored, requestMessage(stored.record.threadId, request));
+      return {
+        ...stored,
+        record: withState(stored.record, "request-sent", now),
+        format: { ...stored.format, request },
+      };
+    });
+  }
+
+  /** `offer-received` → `declined`, telling the issuer with a problem report. */
+  async declineOffer(orgId: string, id: string): Promise<CredentialExchangeRecord> {
+    return await this.transition(orgId, id, "offer-received", async (stored, op, now) => {
+      await this.queue(
+        op,
+        stored,
+        problemReportMessage(
+          stored.record.threadId,
+          PROBLEM_CODES.abandoned,
+          "The holder declined the credential offer.",
+        ),
+      );
+      return { ...stored, record: withState(stored.record, "declined", now) };
+    });
+  }
+
+  /** `credential-received` → `done`, with the ack in the same commit. */
+  async acceptCredential(orgId: string, id: string): Promise<CredentialExchangeRecord> {
+    return await this.transition(orgId, id, "credential-received", async (stored, op, now) => {
+      await this.queue(op, stored, ackMessage(stored.record.threadId));
+      return { ...stored, record: withState(stored.record, "done", now) };
+    });
+  }
+}

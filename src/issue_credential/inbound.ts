@@ -1,0 +1,286 @@
+/**
+ * Received Issue Credential 2.0 messages (holder role): offers, issued credentials, problem
+ * reports. Handlers only add writes to the inbound operation (committed by the DIDComm layer with
+ * the message's processed marker). Nothing here throws for bad input: a message that cannot be
+ * related to an exchange in the right state, or cannot be read, gets a problem report and changes
+ * no record; a credential whose proof or content is wrong abandons the exchange (with a problem
+ * report). Auto-accept steps are queued in the same operation (outbox kind
+ * {@link AUTO_ACCEPT_KIND}) and run the same methods as the routes.
+ *
+ * @module
+ */
+import {
+  describeProblemReport,
+  type InboundContext,
+  type MessageHandlers,
+} from "../didcomm/mod.ts";
+import { uuidv7 } from "../kv/mod.ts";
+import { log } from "../base/mod.ts";
+import { enqueue } from "../outbox/mod.ts";
+import { verifyCredential } from "../credentials/mod.ts";
+import type { CredentialHolder } from "./holder.ts";
+import { credentialMismatch } from "./jsonld_match.ts";
+import { type LdProofVcDetail, parseIssuedCredential, parseOffer } from "./jsonld_format.ts";
+import {
+  ISSUE_CREDENTIAL_V2,
+  LD_PROOF_VC_DETAIL,
+  PROBLEM_CODES,
+  problemReportMessage,
+  threadIdOf,
+} from "./messages.ts";
+import { FINAL_STATES, newHolderRecord, type StoredExchange, withState } from "./record.ts";
+import {
+  addExchangeUpdate,
+  addNewExchange,
+  addW3cCredential,
+  newW3cRecord,
+  readExchangeByThread,
+} from "./store.ts";
+
+/** Outbox kind of automatic accept steps (auto-accept policy). */
+export const AUTO_ACCEPT_KIND = "credential_auto_accept";
+
+/** Payload of an {@link AUTO_ACCEPT_KIND} message. */
+export interface AutoAcceptPayload {
+  orgId: string;
+  credentialRecordId: string;
+  step: "accept-offer" | "accept-credential";
+}
+
+/**
+ * What the holder's handlers read of a received message: the DIDComm layer's `InboundContext`
+ * (its writes go to `op`, committed with the message's processed marker).
+ */
+export type InboundMessage = Pick<
+  InboundContext,
+  "orgId" | "connectionId" | "message" | "op" | "now"
+>;
+
+/** A handler of one message type. */
+export type HolderMessageHandler = (inbound: InboundMessage) => Promise<void>;
+
+/** Inbound message handlers of the holder, keyed by message type. */
+export function holderHandlers(
+  holder: CredentialHolder,
+  kv: Deno.Kv,
+): Record<string, HolderMessageHandler> {
+  /** Adds a problem report to the sender to `inbound.op`; logs only when there is no connection. */
+  async function reply(inbound: InboundMessage, threadId: string, code: string, en: string) {
+    log("warn", "credential exchange problem", {
+      orgId: inbound.orgId,
+      connectionId: inbound.connectionId,
+      threadId,
+      type: inbound.message["@type"],
+      code,
+      reason: en,
+    });
+    if (!inbound.connectionId) return;
+    try {
+      await holder.queueOn(inbound.op, {
+        orgId: inbound.orgId,
+        connectionId: inbound.connectionId,
+        message: problemReportMessage(threadId, code, en),
+      });
+    } catch (err: unknown) {
+      log("warn", "problem report not queued", {
+        orgId: inbound.orgId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  /** The exchange of a message's thread on the sender's connection, or null. */
+  async function exchangeOf(inbound: InboundMessage, threadId: string) {
+    const entry = await readExchangeByThread(kv, inbound.orgId, threadId);
+    if (!entry || entry.value.record.connectionId !== inbound.connectionId) return null;
+    return entry;
+  }
+
+  /** Queues an automatic step in `op` when the org's policy asks for it. */
+  async function autoStep(inbound: InboundMessage, id: string, step: AutoAcceptPayload["step"]) {
+    const policy = await holder.autoAcceptPolicy(inbound.orgId);
+    const wanted = step === "accept-offer" ? policy === "always" : policy !== "never";
+    if (!wanted) return;
+    const payload: AutoAcceptPayload = { orgId: inbound.orgId, credentialRecordId: id, step };
+    enqueue(inbound.op, { kind: AUTO_ACCEPT_KIND, orgId: inbound.orgId, payload }, inbound.now);
+  }
+
+  async function onOffer(inbound: InboundMessage): Promise<void> {
+    const { orgId, connectionId, message, op, now } = inbound;
+    const threadId = threadIdOf(message);
+    if (!threadId) {
+      return await reply(inbound, "", PROBLEM_CODES.malformed, "The offer has no @id.");
+    }
+    if (!connectionId) {
+      return await reply(inbound, threadId, PROBLEM_CODES.unexpected, "No connection.");
+    }
+    if (await readExchangeByThread(kv, orgId, threadId)) {
+      return await reply(
+        inbound,
+        threadId,
+        PROBLEM_CODES.unexpected,
+        `An offer on thread "${threadId}" was already received; this one is ignored.`,
+      );
+    }
+    const parsed = parseOffer(message);
+    if (!parsed.ok && parsed.kind === "malformed") {
+      return await reply(
+        inbound,
+        threadId,
+        PROBLEM_CODES.malformed,
+        `The offer cannot be read: ${parsed.reason}.`,
+      );
+    }
+    const record = newHolderRecord({
+      id: uuidv7(now),
+      connectionId,
+      threadId,
+      state: parsed.ok ? "offer-received" : "abandoned",
+      credentialAttributes: parsed.ok ? parsed.attributes : [],
+      metadata: parsed.ok ? parsed.metadata : parsed.metadata ?? {},
+      ...(parsed.ok ? {} : { errorMessage: `${PROBLEM_CODES.abandoned}: ${parsed.reason}` }),
+      now,
+    });
+    const stored: StoredExchange = {
+      orgId,
+      record,
+      format: {
+        offerFormat: parsed.ok ? LD_PROOF_VC_DETAIL : parsed.format ?? "",
+        ...(parsed.ok ? { offer: parsed.detail } : {}),
+        offerMessageId: String(message["@id"]),
+      },
+    };
+    addNewExchange(op, stored, now);
+    if (parsed.ok) {
+      await autoStep(inbound, record.id, "accept-offer");
+    } else {
+      await holder.queueOn(op, {
+        orgId,
+        connectionId,
+        message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, parsed.reason),
+      });
+    }
+  }
+
+  async function onCredential(inbound: InboundMessage): Promise<void> {
+    const { orgId, message, op, now } = inbound;
+    const threadId = threadIdOf(message) ?? "";
+    const entry = await exchangeOf(inbound, threadId);
+    if (!entry) {
+      return await reply(
+        inbound,
+        threadId,
+        PROBLEM_CODES.unexpected,
+        `No credential exchange on thread "${threadId}" expects a credential.`,
+      );
+    }
+    const stored = entry.value;
+    if (stored.record.state !== "request-sent" || !stored.format.request) {
+      return await reply(
+        inbound,
+        threadId,
+        PROBLEM_CODES.unexpected,
+        `The exchange on thread "${threadId}" is in state "${stored.record.state}"; ` +
+          `a credential is accepted only in "request-sent".`,
+      );
+    }
+    const parsed = parseIssuedCredential(message);
+    if (!parsed.ok) {
+      return await reply(
+        inbound,
+        threadId,
+        PROBLEM_CODES.malformed,
+        `The credential cannot be read: ${parsed.reason}.`,
+      );
+    }
+    const vc = parsed.credential;
+    const request = stored.format.request as LdProofVcDetail;
+    let problem = credentialMismatch(vc, request);
+    if (!problem) {
+      const result = await verifyCredential(vc, {
+        resolveDid: holder.resolveDid,
+        contexts: holder.contexts,
+        now: new Date(now),
+      });
+      if (!result.verified) problem = `credential proof does not verify (${result.error})`;
+    }
+    // Status on receipt: a revoked credential is refused; an unknown status is kept as such.
+    const status = problem
+      ? undefined
+      : await holder.status.statusOf({ format: "ldp_vc", credential: vc });
+    if (status?.state === "revoked") {
+      problem = `the credential is revoked by its issuer (status list)`;
+    }
+    let next: StoredExchange;
+    if (problem) {
+      next = {
+        ...stored,
+        record: withState(stored.record, "abandoned", now, {
+          errorMessage: `${PROBLEM_CODES.abandoned}: ${problem}`.slice(0, 1000),
+        }),
+      };
+      await holder.queueOn(op, {
+        orgId,
+        connectionId: stored.record.connectionId,
+        message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, problem),
+      });
+    } else {
+      const w3c = newW3cRecord({ id: uuidv7(now), credential: vc, exchange: stored.record, now });
+      addW3cCredential(op, orgId, w3c);
+      holder.status.record(op, {
+        orgId,
+        id: w3c.id,
+        subject: { format: "ldp_vc", credential: vc },
+        status: status!,
+      });
+      next = {
+        ...stored,
+        record: withState(stored.record, "credential-received", now, {
+          credentials: [
+            ...stored.record.credentials,
+            { credentialRecordType: "w3c", credentialRecordId: w3c.id },
+          ],
+        }),
+      };
+      await autoStep(inbound, stored.record.id, "accept-credential");
+    }
+    addExchangeUpdate(op, entry, next, now);
+  }
+
+  async function onProblemReport(inbound: InboundMessage): Promise<void> {
+    const { message, op, now } = inbound;
+    const threadId = threadIdOf(message) ?? "";
+    const entry = await exchangeOf(inbound, threadId);
+    // Never answer a problem report with one (no loops); unknown threads are only logged.
+    if (!entry || FINAL_STATES.includes(entry.value.record.state)) {
+      log("info", "problem report for no open credential exchange", {
+        orgId: inbound.orgId,
+        threadId,
+      });
+      return;
+    }
+    addExchangeUpdate(op, entry, {
+      ...entry.value,
+      record: withState(entry.value.record, "abandoned", now, {
+        errorMessage: describeProblemReport(message),
+      }),
+    }, now);
+  }
+
+  return {
+    [ISSUE_CREDENTIAL_V2.offer]: onOffer,
+    [ISSUE_CREDENTIAL_V2.credential]: onCredential,
+    [ISSUE_CREDENTIAL_V2.problemReport]: onProblemReport,
+  };
+}
+
+/** Registers the holder's handlers (offer, credential, problem report) with the DIDComm layer. */
+export function registerHolderHandlers(
+  handlers: MessageHandlers,
+  holder: CredentialHolder,
+  kv: Deno.Kv,
+): void {
+  for (const [type, handler] of Object.entries(holderHandlers(holder, kv))) {
+    handlers.register(type, handler);
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * The OpenID4VCI holder service: receives credential offers, accepts them with the
+ * pre-authorized code flow (`@openid4vc/openid4vci`: token, nonce, proofs of possession signed by
+ * the org's wallet keys, the credentials), verifies every SD-JWT VC and stores them, or declines
+ * them. A deferred issuance leaves the offer `deferred` and is polled to its end (`deferred.ts`).
+ * Records, stored credentials, the next poll and `credential.state_changed` events commit
+ * together.
+ *
+ * @module
+ */
+import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/openid4vci";
+import type { Wallet } from "../agents/mod.ts";
+import type { SecretBox } from "../crypto/mod.ts";
+import type { DidResolver } from "../did/mod.ts";
+import { badRequest, conflict, notFound } from "../base/mod.ts";
+import { atomicUpdate, keys, type Page, uuidv7 } from "../kv/mod.ts";
+import type { SafeFetch } from "../outbound/mod.ts";
+import type { Dispatcher } from "../outbox/mod.ts";
+import type { CredentialStatus, StatusService } from "../status/mod.ts";
+import { issuerClient } from "./client.ts";
+import { addPoll, clampInterval, GIVE_UP_MS, vctOf } from "./deferred.ts";
+import { type Issuance, redeemOffer } from "./issuance.ts";
+import { issuerFailure } from "./issuer_fetch.ts";
+import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
+import { offerWithCode, PRE_AUTHORIZED_GRANT, receiveOffer } from "./offer.ts";
+import { verifyReceipt } from "./receipt.ts";
+import {
+  offerCodeAad,
+  type OfferRecord,
+  offerRefreshAad,
+  type OfferState,
+  offerTokenAad,
+  type SdJwtCredentialRecord,
+  type SdJwtCredentialView,
+  type StoredOffer,
+} from "./record.ts";
+import { CredentialRejected } from "../credentials/mod.ts";
+import {
+  addCredentials,
+  addNewOffer,
+  addOfferUpdate,
+  listCredentials,
+  listOffers,
+  readCredential,
+  readOffer,
+} from "./store.ts";
+
+/** What the holder uses. */
+export interface Oid4vcHolderDeps {
+  kv: Deno.Kv;
+  secrets: SecretBox;
+  safeFetch: SafeFetch;
+  wallet: Wallet;
+  resolver: DidResolver;
+  dispatcher: Dispatcher;
+  /** Credential status: checked before a credential is stored, recorded with it. */
+  status: StatusService;
+  now: () => number;
+}
+
+const ACCEPT_LEASE_MS = 60_000;
+
+/** The OpenID4VCI holder of every configured org. */
+export class Oid4vcHolder {
+  readonly #d: Oid4vcHolderDeps;
+
+  constructor(deps: Oid4vcHolderDeps) {
+    this.#d = deps;
+  }
+
+  async #requireAgent(orgId: string) {
+    const agent = await this.#d.wallet.identity(orgId);
+    if (!agent) {
+      throw conflict(
+        `Organization "${orgId}" has no configured agent; configure one first (POST /orgs/${orgId}/agents/configure): its wallet holds the proof key.`,
+      );
+    }
+    return agent;
+  }
+
+  /** Reads the offer URI, the offer and the issuer's metadata; stores an `offer-received` record. */
+  async receiveOffer(orgId: string, uri: string): Promise<OfferRecord> {
+    await this.#requireAgent(orgId);
+    const libs = await loadOid4vcLibraries();
+    const got = await receiveOffer(libs, issuerClient(libs, this.#d.safeFetch), uri);
+    const now = this.#d.now();
+    const id = uuidv7(now);
+    const at = new Date(now).toISOString();
+    const record: OfferRecord = {
+      id,
+      orgId,
+      state: "offer-received",
+      credentialIssuer: got.offer.credential_issuer,
+      credentialConfigurationIds: got.offer.credential_configuration_ids,
+      ...(got.issuerName ? { issuerName: got.issuerName } : {}),
+      txCodeRequired: got.txCodeRequired,
+      credentialIds: [],
+      createdAt: at,
+      updatedAt: at,
+    };
+    const stored: StoredOffer = {
+      record,
+      sealedCode: await this.#d.secrets.seal(got.preAuthorizedCode, offerCodeAad(orgId, id)),
+      offer: got.offer,
+      metadata: got.metadata,
+    };
+    await atomicUpdate(this.#d.kv, (op) => addNewOffer(op, stored, now));
+    this.#d.dispatcher.wake();
+    return record;
+  }
+
+  async #entry(orgId: string, id: string): Promise<Deno.KvEntry<StoredOffer>> {
+    const entry = await readOffer(this.#d.kv, orgId, id);
+    if (!entry) throw notFound(`No credential offer "${id}" exists in organization "${orgId}".`);
+    return entry;
+  }
+
+  static #mustBeOpen(entry: Deno.KvEntry<StoredOffer>): void {
+    const { id, state } = entry.value.record;
+    if (state !== "offer-received") {
+      throw conflict(
+        `Credential offer "${id}" is in state "${state}"; it must be "offer-received".`,
+      );
+    }
+  }
+
+  /**
+   * Moves an open offer (`entry`, as read) to `change.state` with the credentials it stores (and
+   * their statuses); `also` adds to the same atomic operation what goes with it (the first poll of
+   * a deferred issuance). A lost race reads the offer again: the change is made while it is still
+   * open, else 409 names its state.
+   */
+  async #commitState(
+    entry: Deno.KvEntry<StoredOffer>,
+    change: Partial<OfferRecord> & { state: OfferState },
+    credentials: SdJwtCredentialRecord[] = [],
+    statuses = new Map<string, CredentialStatus>(),
+    also?: (op: Deno.AtomicOperation, next: StoredOffer, now: number) => void | Promise<void>,
+  ): Promise<OfferRecord> {
+    const { orgId, id } = entry.value.record;
+    const next = await atomicUpdate(this.#d.kv, async (op, attempt) => {
+      const cur = attempt === 0 ? entry : await this.#openEntry(orgId, id);
+      const now = this.#d.now();
+      const next: StoredOffer = {
+        ...cur.value,
+        record: { ...cur.value.record, ...change, updatedAt: new Date(now).toISOString() },
+      };
+      await also?.(op, next, now);
+      addOfferUpdate(op, cur, next, now);
+      addCredentials(op, this.#d.status, credentials, statuses);
+      return next;
+    }, {
+      conflict: () =>
+        conflict(`Credential offer "${id}" kept changing while this request ran; read it again.`),
+    });
+    this.#d.dispatcher.wake();
+    return next.record;
+  }
+
+  /** Declines an offer: nothing is sent to the issuer. */
+  async decline(orgId: string, id: string): Promise<OfferRecord> {
+    const entry = await this.#entry(orgId, id);
+    Oid4vcHolder.#mustBeOpen(entry);
+    return await this.#commitState(entry, { state: "declined" });
+  }
+
+  /**
+   * Accepts an offer: token, nonce, proofs, credentials, verification, storage. An issuer that
+   * cannot be reached or refuses throws (502) and leaves the record as it was; a credential that
+   * fails verification makes the record `failed` with nothing stored; a deferred issuance makes
+   * it `deferred`, polled from then on.
+   */
+  async accept(orgId: string, id: string, opts: { txCode?: string } = {}): Promise<OfferRecord> {
+    const agent = await this.#requireAgent(orgId);
+    const entry = await this.#entry(orgId, id);
+    Oid4vcHolder.#mustBeOpen(entry);
+    const { record } = entry.value;
+    if (record.txCodeRequired && !opts.txCode) {
+      throw badRequest(
+        `Credential offer "${id}" needs the transaction code (txCode) the issuer gave you.`,
+      );
+    }
+    if (!record.txCodeRequired && opts.txCode !== undefined) {
+      throw badRequest(`Credential offer "${id}" asks for no transaction code; leave txCode out.`);
+    }
+    const release = await this.#lease(orgId, id);
+    try {
+      const libs = await loadOid4vcLibraries();
+      const code = await this.#d.secrets.openString(
+        entry.value.sealedCode,
+        offerCodeAad(orgId, id),
+      );
+      const { offer, metadata } = await this.#redeemable(libs, entry.value);
+      let issuance: Issuance;
+      try {
+        issuance = await redeemOffer(
+          {
+            libs,
+            safeFetch: this.#d.safeFetch,
+            wallet: this.#d.wallet,
+            agent: { orgId, agentId: agent.agentId, keyId: agent.keyId },
+            now: this.#d.now,
+          },
+          offerWithCode(offer, code),
+          metadata,
+          opts.txCode,
+        );
+      } catch (err) {
+        if (!(err instanceof CredentialRejected)) throw err;
+        return await this.#commitState(entry, {
+          state: "failed",
+          errorMessage:
+            `The credential from ${record.credentialIssuer} was not issued: ${err.message}.`,
+        });
+      }
+      return await this.#receive(orgId, id, { ...entry.value, metadata }, issuance);
+    } finally {
+      await release();
+    }
+  }
+
+  /** The offer and metadata to redeem (read again for offers kept before the libraries). */
+  async #redeemable(
+    libs: Oid4vcLibraries,
+    stored: StoredOffer,
+  ): Promise<{ offer: CredentialOfferObject; metadata: IssuerMetadataResult }> {
+    if (stored.offer && stored.metadata) return { offer: stored.offer, metadata: stored.metadata };
+    const { record } = stored;
+    const metadata = await issuerClient(libs, this.#d.safeFetch)
+      .resolveIssuerMetadata(record.credentialIssuer)
+      .catch((err) => {
+        throw issuerFailure(libs, err, "credential issuer metadata", "bad-issuer");
+      });
+    const grant = record.txCodeRequired ? { tx_code: {} } : {};
+    const offer = {
+      credential_issuer: record.credentialIssuer,
+      credential_configuration_ids: record.credentialConfigurationIds,
+      grants: { [PRE_AUTHORIZED_GRANT]: grant },
+    } as unknown as CredentialOfferObject;
+    return { offer, metadata };
+  }
+
+  /**
+   * The receipt: verifies every issued credential, then stores them with the offer's new state
+   * (`done`, or `deferred` with its first poll when the issuer will send more later).
+   */
+  async #receive(
+    orgId: string,
+    id: string,
+    stored: StoredOffer,
+    issuance: Issuance,
+  ): Promise<OfferRecord> {
+    let records: SdJwtCredentialRecord[];
+    let statuses: Map<string, CredentialStatus>;
+    try {
+      ({ records, statuses } = await verifyReceipt(this.#d, {
+        orgId,
+        offerId: id,
+        credentialIssuer: stored.record.credentialIssuer,
+        expectedVct: (c) => vctOf(stored, c),
+      }, issuance.issued));
+    } catch (err) {
+      if (!(err instanceof CredentialRejected)) throw err;
+      return await this.#commitState(await this.#openEntry(orgId, id), {
+        state: "failed",
+        errorMessage: err.message,
+      });
+    }
+    const entry = await this.#openEntry(orgId, id);
+    const credentialIds = records.map((c) => c.id);
+    if (issuance.deferred.length === 0) {
+      return await this.#commitState(entry, { state: "done", credentialIds }, records, statuses);
+    }
+    const sealedAccessToken = await this.#d.secrets.seal(
+      issuance.accessToken,
+      offerTokenAad(orgId, id),
+    );
+    const sealedRefreshToken = issuance.refreshToken === undefined
+      ? undefined
+      : await this.#d.secrets.seal(issuance.refreshToken, offerRefreshAad(orgId, id));
+    return await this.#commitState(
+      entry,
+      { state: "deferred", credentialIds },
+      records,
+      statuses,
+      (op, next, now) => {
+        const intervalS = clampInterval(issuance.intervalS);
+        next.metadata = stored.metadata;
+        next.deferred = {
+          sealedAccessToken,
+          ...(sealedRefreshToken ? { sealedRefreshToken } : {}),
+          authorizationServer: issuance.authorizationServer,
+          transactions: issuance.deferred,
+          intervalS,
+          jobId: addPoll(op, orgId, id, intervalS, now),
+          until: now + GIVE_UP_MS,
+        };
+      },
+    );
+  }
+
+  /** The offer, still `offer-received` (another request may have changed it meanwhile). */
+  async #openEntry(orgId: string, id: string): Promise<Deno.KvEntry<StoredOffer>> {
+    const entry = await this.#entry(orgId, id);
+    Oid4vcHolder.#mustBeOpen(entry);
+    return entry;
+  }
+
+  /** Takes the accept lease of an offer (409 while another accept holds it). */
+  async #lease(orgId: string, id: string): Promise<() => Promise<void>> {
+    const key = keys.oid4vcAccepting(orgId, id);
+    const lease = { until: 0 };
+    await atomicUpdate(this.#d.kv, async (op) => {
+      const now = this.#d.now();
+      const held = await this.#d.kv.get<{ until: number }>(key);
+      if (held.value && held.value.until > now) {
+        throw conflict(`Credential offer "${id}" is being accepted by another request.`);
+      }
+      lease.until = now + ACCEPT_LEASE_MS;
+      op.check(held).set(key, lease, { expireIn: ACCEPT_LEASE_MS * 2 });
+    });
+    return async () => {
+      // Only this lease: one that ran out and was taken by another accept stays.
+      await atomicUpdate(this.#d.kv, async (op) => {
+        const held = await this.#d.kv.get<{ until: number }>(key);
+        if (held.value?.until === lease.until) op.check(held).delete(key);
+      });
+    };
+  }
+
+  /** One offer of the org. */
+  async get(orgId: string, id: string): Promise<OfferRecord> {
+    return (await this.#entry(orgId, id)).value.record;
+  }
+
+  /** A page of the org's offers, newest first. */
+  list(
+    orgId: string,
+    q: { limit: number; cursor?: string; state?: OfferState },
+  ): Promise<Page<OfferRecord>> {
+    return listOffers(this.#d.kv, orgId, q);
+  }
+
+  /** One stored SD-JWT VC of the org. */
+  async credential(orgId: string, id: string): Promise<SdJwtCredentialView> {
+    const c = await readCredential(this.#d.kv, orgId, id);
+    if (!c) throw notFound(`No SD-JWT credential "${id}" exists in organization "${orgId}".`);
+    return c;
+  }
+
+  /** A page of the org's stored SD-JWT VCs, newest first. */
+  credentials(
+    orgId: string,
+    q: { limit: number; cursor?: string },
+  ): Promise<Page<SdJwtCredentialView>> {
+    return listCredentials(this.#d.kv, orgId, q);
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The prover's side of Present Proof 2.0 for every org of the service: reading proof exchange
+ * records, evaluating a request against the org's stored credentials, and the actions (accept:
+ * the signed presentation is sent; decline: a problem report is sent). Routes, inbound handlers
+ * and the auto-accept policy all go through these methods. Every change is one version-checked
+ * atomic commit carrying the record, its event and the DIDComm message it causes.
+ *
+ * @module
+ */
+import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mod.ts";
+import type { HolderDidcomm, W3cCredentialRecord } from "../issue_credential/mod.ts";
+import type { RemoteContexts } from "../credentials/mod.ts";
+import { verkeyToDidKey } from "../crypto/mod.ts";
+import { type DidCommMessage, queueOnRecordConnection } from "../didcomm/mod.ts";
+import { AppError, badRequest, conflict, notFound } from "../base/mod.ts";
+import { atomicUpdate, type Page } from "../kv/mod.ts";
+import { type Candidate, evaluateRequest, type Evaluation } from "./evaluate.ts";
+import { presentationMessage, PROOF_PROBLEM_CODES, proofProblemReport } from "./messages.ts";
+import { buildPresentation } from "./present.ts";
+import {
+  type ProofExchangeRecord,
+  type ProofState,
+  type StoredProof,
+  withMatches,
+  withProofState,
+  wrongProofState,
+} from "./record.ts";
+import type { PeRequest } from "./request.ts";
+import { addProofUpdate, listProofs, readOrgProof, readProof, readProofRequest } from "./store.ts";
+
+/** A stored credential's status as far as presenting goes. */
+export type PresentableStatus = "valid" | "revoked" | "suspended" | "unknown";
+
+/**
+ * Tells a stored credential's status before it is offered as a match. Revoked and suspended
+ * credentials are never offered.
+ */
+export type CredentialStatusCheck = (
+  orgId: string,
+  credential: W3cCredentialRecord,
+) => Promise<PresentableStatus>;
+
+/** What the prover is built from. */
+export interface ProverDeps {
+  kv: Deno.Kv;
+  /** Woken after a commit that queued outbox messages. */
+  dispatcher: { wake(): void };
+  now: () => number;
+  /** The org agents: the auto-accept policy and the key that signs. */
+  agents: { find(orgId: string): Promise<AgentRecord | undefined> };
+  /** The org wallets: the agent key's private half, opened only to sign. */
+  wallet: { openKey(orgId: string, keyId: string): Promise<WalletKey | undefined> };
+  didcomm: HolderDidcomm;
+  /** The org's stored W3C credentials, newest first. */
+  credentials: {
+    listW3c(orgId: string, q: { limit: number; cursor?: string }): Promise<
+      Page<W3cCredentialRecord>
+    >;
+  };
+  /** The status check before a presentation (see {@link CredentialStatusCheck}). */
+  credentialStatus: CredentialStatusCheck;
+  /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store), used by credentials. */
+  contexts?: RemoteContexts;
+}
+
+/** Most stored credentials considered for one request. */
+const MAX_CANDIDATES = 1000;
+
+/** The prover side of Present Proof 2.0 for every org of the service. */
+export class ProofProver {
+  readonly #d: ProverDeps;
+
+  constructor(deps: ProverDeps) {
+    this.#d = deps;
+  }
+
+  /** The exchange record `id` with its org, or undefined when there is none. */
+  async find(id: string): Promise<{ orgId: string; record: ProofExchangeRecord } | undefined> {
+    const entry = await readProof(this.#d.kv, id);
+    return entry ? { orgId: entry.value.orgId, record: entry.value.record } : undefined;
+  }
+
+  /**
+   * One page of the org's proof exchange records, newest first, as they stand now: an open request
+   * this service can answer is evaluated again against the org's credentials, as accept evaluates
+   * it, so a credential stored after the request arrived is offered, one revoked or suspended
+   * since is not, and `selection` and `unanswerable` say what accept would do. The read stores
+   * nothing: the stored record and its events keep the evaluation made when the request arrived.
+   */
+  async list(
+    orgId: string,
+    q: { limit: number; cursor?: string; state?: ProofState },
+  ): Promise<Page<ProofExchangeRecord>> {
+    const page = await listProofs(this.#d.kv, orgId, q);
+    return { data: await this.#current(orgId, page.data), nextCursor: page.nextCursor };
+  }
+
+  /** The exchange record `id` of `orgId` as it stands now (see {@link list}); 404 without one. */
+  async read(orgId: string, id: string): Promise<ProofExchangeRecord> {
+    const entry = await readOrgProof(this.#d.kv, orgId, id);
+    if (!entry) throw notFound(`No proof exchange record "${id}" exists.`);
+    return (await this.#current(orgId, [entry.value]))[0]!;
+  }
+
+  /** The records of `stored` (all of `orgId`), each open answerable request evaluated now. */
+  async #current(orgId: string, stored: readonly StoredProof[]): Promise<ProofExchangeRecord[]> {
+    const open = (s: StoredProof) => s.record.state === "request-received" && s.request.answerable;
+    // Without an agent nothing can be presented; accept says so.
+    const agent = stored.some(open) ? await this.#d.agents.find(orgId) : undefined;
+    if (!agent) return stored.map((s) => s.record);
+    const holderDid = verkeyToDidKey(agent.verkey);
+    const candidates = await this.#candidates(orgId);
+    return await Promise.all(stored.map(async (s) => {
+      const request = open(s) ? await readProofRequest(this.#d.kv, orgId, s.record.id) : undefined;
+      if (!request) return s.record;
+      return withMatches(s.record, await evaluateRequest(request, candidates, { holderDid }));
+    }));
+  }
+
+  /** The org's auto-accept policy for proof requests; `never` without an agent. */
+  async autoAcceptPolicy(orgId: string): Promise<ProofAutoAcceptPolicy> {
+    return (await this.#d.agents.find(orgId))?.autoAcceptProofs ?? "never";
+  }
+
+  /** The org's holder did:key (its agent key), or undefined without an agent. */
+  async holderDid(orgId: string): Promise<string | undefined> {
+    const agent = await this.#d.agents.find(orgId);
+    return agent ? verkeyToDidKey(agent.verkey) : undefined;
+  }
+
+  /** Evaluates `request` against the org's presentable credentials. */
+  async evaluate(
+    orgId: string,
+    request: PeRequest,
+    holderDid: string,
+    selection?: Record<string, string>,
+  ): Promise<Evaluation & { candidates: Candidate[] }> {
+    const candidates = await this.#candidates(orgId);
+    const ev = await evaluateRequest(request, candidates, { holderDid, selection });
+    return { ...ev, candidates };
+  }
+
+  /** The org's stored W3C credentials, newest first, without revoked or suspended ones. */
+  async #candidates(orgId: string): Promise<Candidate[]> {
+    const out: Candidate[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.#d.credentials.listW3c(orgId, { limit: 200, cursor });
+      for (const r of page.data) {
+        // STATUS CALL POINT: the status feature's check before a presentation plugs in here
+        // (compose.ts passes it as `credentialStatus`).
+        const status = await this.#d.credentialStatus(orgId, r);
+        if (status === "revoked" || status === "suspended") continue;
+        out.push({ id: r.id, credential: r.credential });
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor && out.length < MAX_CANDIDATES);
+    return out;
+  }
+
+  /**
+   * `request-received` → `presentation-sent`: evaluates the request (the `selection`, else the
+   * newest match of each descriptor needed), signs the presentation and commits it to the outbox
+   * with the state change. 409 for an unmet descriptor, a format this service cannot answer, or
+   * the wrong state.
+   */
+  async acceptRequest(
+    orgId: string,
+    id: string,
+    selection?: Record<string, string>,
+  ): Promise<ProofExchangeRecord> {
+    const { kv } = this.#d;
+    const entry = await readOrgProof(kv, orgId, id);
+    if (!entry) throw notFound(`No proof exchange record "${id}" exists.`);
+    const { record, request: data } = entry.value;
+    if (record.state !== "request-received") {
+      throw conflict(wrongProofState(id, record.state, "request-received"));
+    }
+    const request = data.answerable ? await readProofRequest(kv, orgId, id) : undefined;
+    if (!request) {
+      throw conflict(
+        `Proof exchange "${id}" asks in the format "${record.requestFormat}", which this ` +
+          "service cannot answer (it answers dif/presentation-exchange/definitions@v1.0 with " +
+          "W3C JSON-LD credentials); decline it instead.",
+      );
+    }
+    const agent = await this.#d.agents.find(orgId);
+    if (!agent) throw conflict(`Organization "${orgId}" has no agent configured to sign with.`);
+    const holderDid = verkeyToDidKey(agent.verkey);
+    const ev = await this.evaluate(orgId, request, holderDid, selection);
+    if (ev.badSelection) {
+      throw badRequest(ev.badSelection, [{ path: "selection", message: ev.badSelection }]);
+    }
+    if (ev.unmet || !ev.selection) throw conflict(ev.unmet ?? "The request cannot be met.");
+    const byId = new Map(ev.candidates.map((c) => [c.id, c]));
+    const chosen = new Map(Object.entries(ev.selection).map(([d, c]) => [d, byId.get(c)!]));
+    const key = await this.#d.wallet.openKey(orgId, agent.keyId);
+    if (!key) throw conflict(`The agent key of organization "${orgId}" is not in its wallet.`);
+    let vp: Record<string, unknown>;
+    try {
+      vp = await buildPresentation(request, chosen, {
+        did: holderDid,
+        verificationMethod: `${holderDid}#${holderDid.slice("did:key:".length)}`,
+        publicKey: key.publicKey,
+        secretKey: key.secretKey,
+      }, this.#d.contexts);
+    } finally {
+      key.secretKey.fill(0);
+    }
+    const sent = ev.selection;
+    return await this.#transition(orgId, id, async (stored, op, now) => {
+      await this.#queue(op, stored, presentationMessage(stored.record.threadId, vp));
+      return {
+        ...stored,
+        record: withProofState(stored.record, "presentation-sent", now, { selection: sent }),
+      };
+    });
+  }
+
+  /** `request-received` → `declined`, telling the verifier with a problem report. */
+  async declineRequest(orgId: string, id: string): Promise<ProofExchangeRecord> {
+    return await this.#transition(orgId, id, async (stored, op, now) => {
+      await this.#queue(
+        op,
+        stored,
+        proofProblemReport(
+          stored.record.threadId,
+          PROOF_PROBLEM_CODES.declined,
+          "The prover declined the proof request.",
+        ),
+      );
+      return { ...stored, record: withProofState(stored.record, "declined", now) };
+    });
+  }
+
+  /** Queues `message` on a connection inside `op` (replies to inbound messages). */
+  async queueOn(
+    op: Deno.AtomicOperation,
+    input: { orgId: string; connectionId: string; message: Record<string, unknown> },
+  ): Promise<void> {
+    await this.#d.didcomm.queueMessage(op, {
+      orgId: input.orgId,
+      connectionId: input.connectionId,
+      message: input.message as Parameters<HolderDidcomm["queueMessage"]>[1]["message"],
+    });
+  }
+
+  /** Moves exchange `id` from `request-received` to what `step` returns, in one commit. */
+  async #transition(
+    orgId: string,
+    id: string,
+    step: (stored: StoredProof, op: Deno.AtomicOperation, now: number) => Promise<StoredProof>,
+  ): Promise<ProofExchangeRecord> {
+    const { kv } = this.#d;
+    const next = await atomicUpdate(kv, async (op) => {
+      const entry = await readOrgProof(kv, orgId, id);
+      if (!entry) throw notFound(`No proof exchange record "${id}" exists.`);
+      const state = entry.value.record.state;
+      if (state !== "request-received") {
+        throw conflict(wrongProofState(id, state, "request-received"));
+      }
+      const now = this.#d.now();
+      const next = await step(entry.value, op, now);
+      addProofUpdate(op, entry, next, now);
+      return next;
+    }, {
+      tries: 6,
+      conflict: () => new AppError("conflict", 409, "The record is changing too fast; try again."),
+    });
+    this.#d.dispatcher.wake();
+    return next.record;
+  }
+
+  /** Queues `message` on the exchange's connection inside `op` (409 when it no longer exists). */
+  async #queue(op: Deno.AtomicOperation, stored: StoredProof, message: DidCommMessage) {
+    const { orgId, record } = stored;
+    await queueOnRecordConnection(this.#d.didcomm, op, `Proof exchange "${record.id}"`, {
+      orgId,
+      connectionId: record.connectionId,
+      message,
+    });
+  }
+}
