@@ -5,7 +5,7 @@
  */
 import { createApp } from "../../src/app.ts";
 import { readinessCheck } from "../../src/boot/readiness.ts";
-import { negotiate } from "../../src/did/content_negotiation.ts";
+import { negotiate } from "../../src/did/http/content_negotiation.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { keyMethod } from "../../src/did/methods/key.ts";
 import { parseDid } from "../../src/did/syntax.ts";

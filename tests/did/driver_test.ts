@@ -1,5 +1,5 @@
 /**
- * The plug-in adapter (`src/did/methods/driver.ts`, CONTRACT "DID method plug-ins") with drivers
+ * The plug-in adapter (`src/did/plugins/driver.ts`, CONTRACT "DID method plug-ins") with drivers
  * written here to misbehave: the service answers through the app, so statuses, bodies and the
  * cache are the ones clients see. The real drivers (did:ethr, did:polygon, did:pkh) are tested
  * against a real chain in chain_test.ts and pkh_test.ts.
@@ -10,7 +10,7 @@ import {
   driverMethods,
   type DriverPlugin,
   type LoadedDriver,
-} from "../../src/did/methods/driver.ts";
+} from "../../src/did/plugins/driver.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
 import { waitFor } from "../support/wait.ts";
 

@@ -4,9 +4,9 @@
  * in front saves repeated reads and writes. Entries do not expire: a peer relationship may use a
  * short form for years after its long form was exchanged.
  */
-import { keys } from "../kv/mod.ts";
-import { Lru } from "../base/mod.ts";
-import type { PeerLongFormStore } from "./methods/peer_store.ts";
+import { keys } from "../../../kv/mod.ts";
+import { Lru } from "../../../base/mod.ts";
+import type { PeerLongFormStore } from "./store.ts";
 
 /** KV-backed `PeerLongFormStore`. */
 export class KvPeerLongFormStore implements PeerLongFormStore {

@@ -12,14 +12,16 @@ import {
   encodeMultibase,
   encodeVarint,
   MULTICODEC_JSON,
-} from "../multicodec.ts";
-import { sha256MultihashBase58 } from "../multihash.ts";
-import { type DidDocument, fail, ok, type Result, VERIFICATION_RELATIONSHIPS } from "../types.ts";
+} from "../../keys/multicodec.ts";
+import { sha256MultihashBase58 } from "../../keys/multihash.ts";
 import {
-  checkPeerKeys,
-  type CreatePeerDidInput,
-  servicesWithRecipientKeys,
-} from "./peer_numalgo2.ts";
+  type DidDocument,
+  fail,
+  ok,
+  type Result,
+  VERIFICATION_RELATIONSHIPS,
+} from "../../types.ts";
+import { checkPeerKeys, type CreatePeerDidInput, servicesWithRecipientKeys } from "./numalgo2.ts";
 
 const B58 = "[1-9A-HJ-NP-Za-km-z]";
 const LONG_RE = new RegExp(`^did:peer:4(z${B58}{46}):(z${B58}{6,})$`);

@@ -21,11 +21,11 @@
  *
  * @module
  */
-import { log, Lru } from "../base/mod.ts";
-import { countDidCacheLookup } from "../telemetry/mod.ts";
-import type { DidCacheEntry, DidCacheStore } from "./cache_store.ts";
-export { type DidCacheEntry, type DidCacheStore, kvCacheStore } from "./cache_store.ts";
-import type { DidRegistry, RoutedDid } from "./resolver.ts";
+import { log, Lru } from "../../base/mod.ts";
+import { countDidCacheLookup } from "../../telemetry/mod.ts";
+import type { DidCacheEntry, DidCacheStore } from "./store.ts";
+export { type DidCacheEntry, type DidCacheStore, kvCacheStore } from "./store.ts";
+import type { DidRegistry, RoutedDid } from "../resolver.ts";
 import {
   deepFreeze,
   type DidResolutionResult,
@@ -33,7 +33,7 @@ import {
   type Resolution,
   resolutionError,
   withServedFromCache,
-} from "./types.ts";
+} from "../types.ts";
 
 /** Longest a `notFound` answer is cached. */
 export const NOT_FOUND_TTL_SECONDS = 30;

@@ -8,9 +8,9 @@ import {
   type KeyRepresentation,
   validatePublicKey,
   verificationMethodFor,
-} from "../key_material.ts";
-import { decodeMultibaseKey, encodeMultibaseKey } from "../multicodec.ts";
-import { sha256MultihashBase58 } from "../multihash.ts";
+} from "../../keys/key_material.ts";
+import { decodeMultibaseKey, encodeMultibaseKey } from "../../keys/multicodec.ts";
+import { sha256MultihashBase58 } from "../../keys/multihash.ts";
 import {
   type DidDocument,
   type DidService,
@@ -19,7 +19,7 @@ import {
   type Result,
   type VerificationMethod,
   type VerificationRelationship,
-} from "../types.ts";
+} from "../../types.ts";
 
 /** Purpose codes of key elements and the relationship each one grants. */
 export const PEER2_PURPOSES: Readonly<Record<string, VerificationRelationship>> = {

@@ -4,7 +4,7 @@
  * before the app (no npm package in the first stage of the start; base58 is a few lines here,
  * checked against @scure/base in tests/did/multicodec_test.ts).
  */
-import { fail, ok, type Result } from "./types.ts";
+import { fail, ok, type Result } from "../types.ts";
 
 /** Public key types this library understands. */
 export type KeyType =

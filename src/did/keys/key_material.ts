@@ -6,7 +6,7 @@ import { p256, p384, p521 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { base64urlnopad } from "@scure/base";
-import { ed25519PublicToX25519, isEd25519Point } from "../crypto/mod.ts";
+import { ed25519PublicToX25519, isEd25519Point } from "../../crypto/mod.ts";
 import {
   decodeBase58,
   decodeMultibaseKey,
@@ -15,7 +15,7 @@ import {
   type KeyType,
   type MulticodecKey,
 } from "./multicodec.ts";
-import { fail, ok, type PublicJwk, type Result, type VerificationMethod } from "./types.ts";
+import { fail, ok, type PublicJwk, type Result, type VerificationMethod } from "../types.ts";
 import { BASE58_TYPES, type KeyRepresentation } from "./verification_method.ts";
 
 export {

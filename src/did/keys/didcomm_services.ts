@@ -5,7 +5,7 @@
  */
 import { ed25519ToX25519, keyFromVerificationMethod } from "./key_material.ts";
 import { decodeBase58, decodeMultibaseKey, type MulticodecKey } from "./multicodec.ts";
-import type { DidDocument, VerificationMethod } from "./types.ts";
+import type { DidDocument, VerificationMethod } from "../types.ts";
 
 /** A DIDComm service with its keys resolved. */
 export interface DidCommService {

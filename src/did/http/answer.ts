@@ -1,6 +1,6 @@
 /**
  * `answerDid`: the one way a request to `/dids/…` or `/1.0/…` is answered, whichever entrance it
- * comes through (the early lane `lite.ts`, the door in front of the router in `src/app.ts`, the
+ * comes through (the early lane `../lite.ts`, the door in front of the router in `src/app.ts`, the
  * Hono routes in `routes.ts`): parse → authorize → resolve through the cache → negotiate → encode
  * → log. An entrance may only call it with less around it: without a dependency (token checks, a
  * resolver that waits, dereferencing, the documents) it declines (undefined) what needs one.
@@ -18,9 +18,9 @@
  *
  * @module
  */
-import { logRequest, requestIdFrom, requestLogged } from "../http/lite.ts";
-import { Lru } from "../base/mod.ts";
-import type { ResolveOptions } from "./cache.ts";
+import { logRequest, requestIdFrom, requestLogged } from "../../http/lite.ts";
+import { Lru } from "../../base/mod.ts";
+import type { ResolveOptions } from "../cache/cache.ts";
 import { negotiate, type Representation } from "./content_negotiation.ts";
 import { didTargetOf } from "./did_url.ts";
 import {
@@ -31,7 +31,7 @@ import {
   type Resolution,
   resolutionError,
   withServedFromCache,
-} from "./types.ts";
+} from "../types.ts";
 
 /** `Cache-Control` max-age of answers derived from the DID alone. */
 export const IMMUTABLE_SECONDS = 86400;

@@ -1,7 +1,7 @@
 /**
  * The answers to DID URLs, the dereferencing step of `answerDid` (CONTRACT "Universal Resolver API
  * and DID URL dereferencing"): resolve the DID URL's DID (at the asked version) through the cache,
- * dereference it (`dereference.ts`, pure), and answer the resource, a dereferencing result, a 303
+ * dereference it (`../dereference.ts`, pure), and answer the resource, a dereferencing result, a 303
  * to a service endpoint, or an error keyword with its status. A DID with version parameters only
  * is a resolution, answered like one unless the caller asked for a dereferencing result.
  *
@@ -18,16 +18,16 @@ import {
   resolutionResponse,
   type UrlAnswer,
 } from "./answer.ts";
-import type { ResolveOptions } from "./cache.ts";
+import type { ResolveOptions } from "../cache/cache.ts";
 import {
   type DerefRepresentation,
   negotiate,
   negotiateDereferencing,
 } from "./content_negotiation.ts";
-import { dereference, type DerefError, VERSION_PARAMETERS } from "./dereference.ts";
-import { parseDidWithReason } from "./syntax.ts";
-import type { DidVersion, Resolution } from "./types.ts";
-import { clip } from "../base/mod.ts";
+import { dereference, type DerefError, VERSION_PARAMETERS } from "../dereference.ts";
+import { parseDidWithReason } from "../syntax.ts";
+import type { DidVersion, Resolution } from "../types.ts";
+import { clip } from "../../base/mod.ts";
 
 /** What DID URL answers need. */
 export interface UrlAnswerDeps {

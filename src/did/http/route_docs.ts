@@ -5,7 +5,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../http/mod.ts";
+import { errorResponses } from "../../http/mod.ts";
 import { DEREFERENCING_PROFILE, RESOLUTION_PROFILE } from "./content_negotiation.ts";
 import { DidDocumentSchema, DidResolutionResultSchema } from "./schemas.ts";
 

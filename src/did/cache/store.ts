@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { keys } from "../kv/mod.ts";
-import type { DidResolutionResult } from "./types.ts";
+import { keys } from "../../kv/mod.ts";
+import type { DidResolutionResult } from "../types.ts";
 
 /** Deno KV values are at most 64 KiB; larger results are kept in memory only. */
 const KV_VALUE_LIMIT = 60_000;

@@ -1,10 +1,10 @@
 /**
  * Verification method vocabulary shared by the key-derived methods: the key representations, the
  * JSON-LD context of each verification method type, and the `@context` of a document. No curve
- * code, so that the early lane (`lite.ts`) can load it.
+ * code, so that the early lane (`did/lite.ts`) can load it.
  */
 import type { KeyType } from "./multicodec.ts";
-import type { VerificationMethod } from "./types.ts";
+import type { VerificationMethod } from "../types.ts";
 
 /**
  * How verification methods carry their key:

@@ -10,7 +10,7 @@
  * @module
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { AppError } from "../base/mod.ts";
+import { AppError } from "../../base/mod.ts";
 import {
   type AppEnv,
   appErrorResponse,
@@ -18,14 +18,14 @@ import {
   createRouter,
   peekPrincipal,
   type TokenVerifier,
-} from "../http/mod.ts";
+} from "../../http/mod.ts";
 import { type AnswerAuth, type AnswerDid, type AnswerResolver, createAnswerDid } from "./answer.ts";
-import { type CachingResolver, NOT_FOUND_TTL_SECONDS } from "./cache.ts";
-import { VERSION_PARAMETERS } from "./dereference.ts";
+import { type CachingResolver, NOT_FOUND_TTL_SECONDS } from "../cache/cache.ts";
+import { VERSION_PARAMETERS } from "../dereference.ts";
 import { DID_PREFIXES } from "./did_url.ts";
 import { documentRoute, resolveRoute } from "./route_docs.ts";
 import { testIdentifiers } from "./test_identifiers.ts";
-import type { DidTraits } from "./types.ts";
+import type { DidTraits } from "../types.ts";
 import { createUrlAnswer } from "./url_answer.ts";
 
 /** What the DID routes use. */

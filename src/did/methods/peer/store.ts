@@ -3,7 +3,7 @@
  * ("It is not possible to resolve a short form did:peer:4 without first seeing and storing its long
  * form counterpart", peer DID spec, method 4).
  */
-import { Lru } from "../../base/mod.ts";
+import { Lru } from "../../../base/mod.ts";
 
 /** Maps a did:peer:4 short form to the long form it abbreviates. */
 export interface PeerLongFormStore {

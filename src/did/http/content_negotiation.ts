@@ -6,7 +6,7 @@
  * anything else → null (406). Highest q wins; on a tie, the range listed first. Answers for
  * header strings are memoized (bounded), so the hot path does no parsing.
  */
-import { Lru } from "../base/mod.ts";
+import { Lru } from "../../base/mod.ts";
 
 /** What to send. */
 export interface Representation {
