@@ -16,5 +16,5 @@ export {
   unauthorized,
 } from "./errors.ts";
 export { log, logEnabled, type LogLevel, setLogLevel } from "./log.ts";
-export { obj, str, strings } from "./json.ts";
+export { isObject, obj, str, strings } from "./json.ts";
 export { Lru } from "./lru.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 import { ConfigError } from "./readers.ts";
+import { isObject } from "../base/mod.ts";
 
 /** One did:ethr network, in ethr-did-resolver's own `networks` shape. */
 export interface EthrNetwork {
@@ -59,9 +60,6 @@ function address(name: string, where: string, v: unknown, required: boolean): st
     `${name}: ${where} needs "registry", a 0x address of 40 hex digits.`,
   );
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** `DID_ETHR_NETWORKS`: `[{"name","chainId","rpcUrl","registry"}, …]`; unset or empty: undefined. */
 export function ethrNetworks(v: string | undefined): EthrNetwork[] | undefined {

@@ -1,6 +1,6 @@
 import * as jose from "jose";
 import { createPublicKey } from "node:crypto";
-import { AppError, Lru, unauthorized } from "../base/mod.ts";
+import { AppError, isObject, Lru, unauthorized } from "../base/mod.ts";
 
 /** The verified caller: subject, org roles (Keycloak `resource_access`), and where the token came from. */
 export interface Principal {
@@ -70,8 +70,8 @@ export function staticKeyGetter(publicKey: string): jose.JWTVerifyGetKey {
 export function rolesFromClaims(payload: jose.JWTPayload): Record<string, string[]> {
   const ra = payload.resource_access;
   const orgs: Record<string, string[]> = {};
-  if (ra && typeof ra === "object" && !Array.isArray(ra)) {
-    for (const [org, v] of Object.entries(ra as Record<string, unknown>)) {
+  if (isObject(ra)) {
+    for (const [org, v] of Object.entries(ra)) {
       const roles = (v as { roles?: unknown })?.roles;
       if (Array.isArray(roles)) orgs[org] = roles.filter((r): r is string => typeof r === "string");
     }

@@ -8,6 +8,7 @@
  */
 import type { CredentialAttribute } from "./record.ts";
 import { LD_PROOF_VC, LD_PROOF_VC_DETAIL } from "./messages.ts";
+import { isObject } from "../base/mod.ts";
 
 /** A decoded `ld-proof-vc-detail`: the credential to issue and the proof options. */
 export interface LdProofVcDetail extends Record<string, unknown> {
@@ -47,8 +48,6 @@ export type OfferParse =
   };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
-
 /** Decodes an attachment's `data.json` or `data.base64` to a JSON value. */
 export function decodeAttachment(attachment: unknown): { ok: true; value: unknown } | {
   ok: false;

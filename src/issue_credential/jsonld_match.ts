@@ -5,10 +5,9 @@
  * @module
  */
 import type { LdProofVcDetail } from "./jsonld_format.ts";
+import { isObject } from "../base/mod.ts";
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
-
 /** Top-level fields an issuer may add to the requested credential. */
 const ISSUER_ADDED = new Set(["proof", "id", "issuanceDate", "validFrom"]);
 

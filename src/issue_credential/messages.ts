@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isObject } from "../base/mod.ts";
 import { type DidCommMessage, threadProblemReport } from "../didcomm/mod.ts";
 
 const BASE = "https://didcomm.org/issue-credential/2.0";
@@ -36,8 +37,8 @@ export const PROBLEM_CODES = {
 /** The thread id of a message: `~thread.thid`, else its own `@id`. */
 export function threadIdOf(message: Record<string, unknown>): string | undefined {
   const thread = message["~thread"];
-  if (thread && typeof thread === "object" && !Array.isArray(thread)) {
-    const thid = (thread as Record<string, unknown>).thid;
+  if (isObject(thread)) {
+    const thid = thread.thid;
     if (typeof thid === "string" && thid.length > 0) return thid;
   }
   const id = message["@id"];

@@ -11,6 +11,7 @@
  */
 import type { Oid4vpLibs } from "./libs.ts";
 import type { ClaimPath, QueryMatch, QueryMatches } from "./record.ts";
+import { isObject } from "../base/mod.ts";
 
 /** A stored credential as DCQL sees it. */
 export interface Candidate {
@@ -30,8 +31,6 @@ type ClaimQuery = { id?: string; path: (string | number | null)[]; values?: unkn
 type CredentialQuery = { id: string; format: string; claims?: ClaimQuery[] };
 type ParsedQuery = { credentials: CredentialQuery[]; credential_sets?: CredentialSet[] };
 type CredentialSet = { options: string[][]; required?: boolean };
-
-const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
 
 /** Concrete paths of `value` under a DCQL path (`null` = every array element). */
 function expand(
@@ -53,7 +52,7 @@ function expand(
       ? expand(value[head], rest, values, [...at, head])
       : [];
   }
-  return isObj(value) && head in value ? expand(value[head], rest, values, [...at, head]) : [];
+  return isObject(value) && head in value ? expand(value[head], rest, values, [...at, head]) : [];
 }
 
 /** Every leaf path under `value` (JSON-LD: what presenting the credential shows). */
@@ -61,7 +60,7 @@ function leafPaths(value: unknown, at: ClaimPath): ClaimPath[] {
   if (Array.isArray(value)) {
     return value.length === 0 ? [at] : value.flatMap((v, i) => leafPaths(v, [...at, i]));
   }
-  if (isObj(value)) {
+  if (isObject(value)) {
     const keys = Object.keys(value);
     return keys.length === 0 ? [at] : keys.flatMap((k) => leafPaths(value[k], [...at, k]));
   }

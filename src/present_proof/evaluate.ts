@@ -16,10 +16,9 @@ import type { DescriptorMatch, DescriptorView } from "./record.ts";
 import { MAX_MATCHES } from "./record.ts";
 import type { PeRequest } from "./request.ts";
 import { describeDescriptor, neededDescriptors } from "./requirements.ts";
+import { isObject } from "../base/mod.ts";
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
-
 /** A stored credential that may be presented (revoked or suspended ones are left out before). */
 export interface Candidate {
   id: string;

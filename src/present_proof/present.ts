@@ -12,14 +12,12 @@ import {
   type RemoteContexts,
   signPresentation,
 } from "../credentials/mod.ts";
-import { conflict } from "../base/mod.ts";
+import { conflict, isObject } from "../base/mod.ts";
 import type { Candidate } from "./evaluate.ts";
 import { newPex } from "./pex.ts";
 import type { PeRequest } from "./request.ts";
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
-
 /** Proof types this service signs presentations with, in order of preference. */
 const SIGNABLE: readonly LdProofSuiteName[] = ["Ed25519Signature2018", "Ed25519Signature2020"];
 

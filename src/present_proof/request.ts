@@ -7,10 +7,9 @@
  */
 import { findFormatAttachment } from "../issue_credential/mod.ts";
 import { ANONCREDS_REQUEST_FORMATS, PE_DEFINITIONS } from "./messages.ts";
+import { isObject } from "../base/mod.ts";
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
-
 /** The decoded DIF PE request attachment. */
 export interface PeRequest {
   presentation_definition: Json & { id: string; input_descriptors: Json[] };

@@ -1,3 +1,4 @@
+import { isObject } from "../base/mod.ts";
 /**
  * Which input descriptors an answer fills (DIF Presentation Exchange `submission_requirements`),
  * given which descriptors the org's credentials can satisfy (decided by the PE library, see
@@ -10,8 +11,6 @@
  */
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
-
 /** The descriptor ids an answer fills, or why the request cannot be met. */
 export type Needed = { ok: true; ids: string[] } | { ok: false; why: string };
 

@@ -16,11 +16,9 @@ import {
   type VerificationMethod,
 } from "../did/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
+import { obj } from "../base/mod.ts";
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | undefined =>
-  typeof v === "object" && v !== null && !Array.isArray(v) ? v as Json : undefined;
-
 /** Why no key: a sentence the caller puts in its own message. */
 export class IssuerKeyError extends Error {}
 

@@ -1,3 +1,4 @@
+import { isObject } from "../../base/mod.ts";
 /**
  * An SD-JWT VC presentation (IETF SD-JWT §4.3, SD-JWT VC) with `@sd-jwt/core`: the issuer-signed
  * JWT, exactly the disclosures the requested claim paths need (a path to an object or an array
@@ -24,15 +25,14 @@ export interface KbSigner {
 }
 
 type Frame = { [key: string]: boolean | Frame };
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === "object" && !Array.isArray(v);
-
 /** Everything inside `value`, as a presentation frame. */
 function whole(value: unknown): Frame | true {
   if (Array.isArray(value)) {
     return Object.fromEntries(value.map((v, i) => [String(i), whole(v)]));
   }
-  if (isObj(value)) return Object.fromEntries(Object.keys(value).map((k) => [k, whole(value[k])]));
+  if (isObject(value)) {
+    return Object.fromEntries(Object.keys(value).map((k) => [k, whole(value[k])]));
+  }
   return true;
 }
 
@@ -56,7 +56,7 @@ export function presentationFrame(claims: Record<string, unknown>, paths: ClaimP
     let value: unknown = claims;
     for (const [i, step] of path.entries()) {
       const key = String(step);
-      value = Array.isArray(value) ? value[Number(step)] : isObj(value) ? value[key] : undefined;
+      value = Array.isArray(value) ? value[Number(step)] : isObject(value) ? value[key] : undefined;
       if (i < path.length - 1) {
         if (typeof node[key] !== "object") node[key] = {};
         node = node[key] as Frame;

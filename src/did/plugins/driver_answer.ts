@@ -12,6 +12,7 @@ import {
   type ParsedDid,
   resolutionError,
 } from "../types.ts";
+import { isObject } from "../../base/mod.ts";
 
 /** A result larger than this (serialized) is not accepted from a driver. */
 const MAX_RESULT_CHARS = 1024 * 1024;
@@ -84,9 +85,6 @@ export function thrown(method: string, f: Failure): DidResolutionResult {
 }
 
 /** A plain JSON object (not null, not an array). */
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** A driver's answer as a resolution result, or `internalError` when it is not one. */
 export function asResult(raw: unknown, parsed: ParsedDid, method: string): DidResolutionResult {
   const garbage = (why: string) =>

@@ -3,6 +3,7 @@
  * `did:peer:2` + `.{purpose}{multibase key}`... + `.S{base64url service JSON}`...
  */
 import { base64urlnopad } from "@scure/base";
+import { isObject } from "../../../base/mod.ts";
 import {
   contextFor,
   type KeyRepresentation,
@@ -93,7 +94,7 @@ function decodeServices(encoded: string): Result<Record<string, unknown>[]> {
     return fail("a service element is not base64url-encoded JSON");
   }
   const list = Array.isArray(json) ? json : [json];
-  if (list.length === 0 || !list.every((s) => s && typeof s === "object" && !Array.isArray(s))) {
+  if (list.length === 0 || !list.every(isObject)) {
     return fail("a service element does not hold a JSON object");
   }
   return ok(list.map((s) => expandService(s) as Record<string, unknown>));

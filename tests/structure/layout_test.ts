@@ -1,0 +1,51 @@
+/**
+ * The layout of `src/` (ARCHITECTURE.md "Shape"): few loose files, the protocol and store folders
+ * each with its public `mod.ts`, and the shared helpers written once (a plain-object test is
+ * `base/json.ts`'s `isObject`, nowhere else).
+ */
+import assert from "node:assert/strict";
+
+const SRC = new URL("../../src/", import.meta.url);
+
+/** A plain-object test written out: `typeof x === "object"` and `!Array.isArray(x)` of one `x`. */
+const PLAIN_OBJECT_TEST = /typeof ([\w.$\[\]"?]+) === "object"[^;\n]*!Array\.isArray\(\1\)/;
+
+/** The files of `dir` (paths relative to it) whose text writes a plain-object test out. */
+export async function plainObjectTests(dir: URL, base = ""): Promise<string[]> {
+  const found: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    const rel = base + e.name;
+    if (e.isDirectory) found.push(...await plainObjectTests(new URL(`${e.name}/`, dir), `${rel}/`));
+    else if (e.name.endsWith(".ts") && rel !== "base/json.ts") {
+      const text = await Deno.readTextFile(new URL(e.name, dir));
+      if (PLAIN_OBJECT_TEST.test(text)) found.push(rel);
+    }
+  }
+  return found.sort();
+}
+
+Deno.test("isObject is defined once (base/json.ts): no other file of src/ writes a plain-object test", async () => {
+  assert.deepEqual(await plainObjectTests(SRC), []);
+});
+
+Deno.test("the check finds a plain-object test written out, in any of its spellings", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/feature`);
+    await Deno.mkdir(`${dir}/base`);
+    const write = (path: string, text: string) => Deno.writeTextFile(`${dir}/${path}`, text);
+    await write(
+      "feature/a.ts",
+      'const isObj = (v: unknown) => !!v && typeof v === "object" && !Array.isArray(v);\n',
+    );
+    await write(
+      "b.ts",
+      'if (typeof x.y === "object" && x.y !== null && !Array.isArray(x.y)) f();\n',
+    );
+    await write("c.ts", 'if (typeof a === "object" && !Array.isArray(b)) f();\n');
+    await write("base/json.ts", 'typeof v === "object" && v !== null && !Array.isArray(v);\n');
+    assert.deepEqual(await plainObjectTests(new URL(`file://${dir}/`)), ["b.ts", "feature/a.ts"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
