@@ -17,4 +17,5 @@ export {
 } from "./errors.ts";
 export { log, logEnabled, type LogLevel, setLogLevel } from "./log.ts";
 export { isObject, obj, str, strings } from "./json.ts";
+export { lazy } from "./lazy.ts";
 export { Lru } from "./lru.ts";

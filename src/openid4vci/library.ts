@@ -16,6 +16,7 @@ import type * as Oauth2 from "@openid4vc/oauth2";
 import type * as Openid4vci from "@openid4vc/openid4vci";
 import type * as Utils from "@openid4vc/utils";
 import { z } from "zod";
+import { lazy } from "../base/mod.ts";
 
 /** The two libraries, and their shared utilities (the base error class). */
 export interface Oid4vcLibraries {
@@ -24,21 +25,15 @@ export interface Oid4vcLibraries {
   utils: typeof Utils;
 }
 
-let loading: Promise<Oid4vcLibraries> | undefined;
-
-/** The libraries, imported on the first call (later calls share the same promise). */
-export function loadOid4vcLibraries(): Promise<Oid4vcLibraries> {
-  loading ??= (async () => {
-    const customError = z.config().customError;
-    const [vci, oauth2, utils] = await Promise.all([
-      import("@openid4vc/openid4vci"),
-      import("@openid4vc/oauth2"),
-      import("@openid4vc/utils"),
-    ]);
-    z.config({ customError });
-    utils.setGlobalConfig({ allowInsecureUrls: true });
-    return { vci, oauth2, utils };
-  })();
-  loading.catch(() => loading = undefined);
-  return loading;
-}
+/** The libraries, imported on the first call (the one lazy loader: callers share one load). */
+export const loadOid4vcLibraries: () => Promise<Oid4vcLibraries> = lazy(async () => {
+  const customError = z.config().customError;
+  const [vci, oauth2, utils] = await Promise.all([
+    import("@openid4vc/openid4vci"),
+    import("@openid4vc/oauth2"),
+    import("@openid4vc/utils"),
+  ]);
+  z.config({ customError });
+  utils.setGlobalConfig({ allowInsecureUrls: true });
+  return { vci, oauth2, utils };
+});

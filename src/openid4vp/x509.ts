@@ -9,8 +9,12 @@
 import type * as X509 from "@peculiar/x509";
 import * as jose from "jose";
 import { refuse } from "./refusal.ts";
+import { lazy } from "../base/mod.ts";
 
 type X509Module = typeof X509;
+
+/** `@peculiar/x509`, loaded on first use. */
+const loadX509 = lazy(() => import("@peculiar/x509"));
 
 const PEM_RE = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g;
 
@@ -33,7 +37,7 @@ export class TrustAnchors {
 
   /** Parses a PEM bundle; throws naming the problem when it holds no usable certificate. */
   static async fromPem(pem: string): Promise<TrustAnchors> {
-    const x509 = await import("@peculiar/x509");
+    const x509 = await loadX509();
     const blocks = pemCertificates(pem);
     if (blocks.length === 0) throw new Error("it holds no -----BEGIN CERTIFICATE----- block");
     const anchors = blocks.map((b, i) => {

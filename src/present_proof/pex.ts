@@ -5,20 +5,19 @@
  * @module
  */
 import type { PEX as PexClass } from "@animo-id/pex";
+import { lazy } from "../base/mod.ts";
 
-let loading: Promise<typeof import("@animo-id/pex")> | undefined;
+const loadPex = lazy(() => import("@animo-id/pex"));
 
 /** A fresh `PEX` instance (an instance keeps the state of its last evaluation: never share one). */
 export async function newPex(): Promise<PexClass> {
-  loading ??= import("@animo-id/pex");
-  const { PEX } = await loading;
+  const { PEX } = await loadPex();
   return new PEX();
 }
 
 /** `PEX.validateDefinition`: the problems of a presentation definition, or [] when it is valid. */
 export async function definitionProblems(definition: unknown): Promise<string[]> {
-  loading ??= import("@animo-id/pex");
-  const { PEX } = await loading;
+  const { PEX } = await loadPex();
   let checked: unknown;
   try {
     checked = PEX.validateDefinition(definition as Parameters<typeof PEX.validateDefinition>[0]);

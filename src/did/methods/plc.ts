@@ -27,6 +27,7 @@ import {
   type DidVersion,
   resolutionError,
 } from "../types.ts";
+import { lazy } from "../../base/mod.ts";
 
 /** Options of `createPlcMethod`. */
 export interface PlcMethodOptions {
@@ -47,10 +48,8 @@ const PLC_ID = /^[a-z2-7]{24}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
 const decoder = new TextDecoder();
 
-type Plc = typeof import("./plc/mod.ts");
-let plc: Promise<Plc> | undefined;
-/** The verifier (DAG-CBOR, multiformats, curves), loaded once on first use. */
-const loadPlc = () => plc ??= import("./plc/mod.ts");
+/** The verifier (DAG-CBOR, multiformats, curves), loaded on first use. */
+const loadPlc = lazy(() => import("./plc/mod.ts"));
 
 /** A version selection: a CID and/or a time in ms, or why the parameters are refused. */
 function selection(v: DidVersion | undefined): { cid?: string; time?: number } | string {

@@ -27,6 +27,7 @@ import {
   resolutionError,
 } from "../types.ts";
 import { didWebUrl } from "./web.ts";
+import { lazy } from "../../base/mod.ts";
 
 /** Options of `createWebvhMethod`. */
 export interface WebvhMethodOptions {
@@ -50,10 +51,8 @@ interface LogEntry {
   [member: string]: unknown;
 }
 
-type Library = typeof import("didwebvh-ts");
-let library: Promise<Library> | undefined;
-/** didwebvh-ts, loaded once on first use. */
-const loadLibrary = () => library ??= import("didwebvh-ts");
+/** didwebvh-ts, loaded on first use. */
+const loadLibrary = lazy(() => import("didwebvh-ts"));
 
 /** The library's verifier: strict Ed25519 (the library strips the multicodec prefix). */
 const verifier = {
@@ -203,7 +202,7 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       }
 
       const { resolveDIDFromLog } = await loadLibrary();
-      let out: Awaited<ReturnType<Library["resolveDIDFromLog"]>>;
+      let out: Awaited<ReturnType<typeof resolveDIDFromLog>>;
       try {
         out = await resolveDIDFromLog(log as never, {
           ...selection,

@@ -45,6 +45,7 @@ import {
   type ResolveContext,
   type Result,
 } from "../types.ts";
+import { lazy } from "../../base/mod.ts";
 
 /** The parsed DID URL a driver is given (`did-resolver`'s `ParsedDID`). */
 export interface DriverParsedDid {
@@ -173,20 +174,13 @@ export function driverMethods(
   return [...byName.values()];
 }
 
-/** Loads a plug-in's driver once; a failed load is tried again on the next call. */
+/** Loads a plug-in's driver on first use (the one lazy loader: a failed load is tried again). */
 function loader(plugin: DriverPlugin): () => Promise<LoadedDriver> {
-  let loading: Promise<LoadedDriver> | undefined;
-  return () => {
-    if (loading === undefined) {
-      loading = (async () => {
-        const d = plugin.driver;
-        const got = typeof d === "function" ? await d() : d;
-        return isLoaded(got) ? got : { resolver: got };
-      })();
-      loading.catch(() => loading = undefined);
-    }
-    return loading;
-  };
+  return lazy(async () => {
+    const d = plugin.driver;
+    const got = typeof d === "function" ? await d() : d;
+    return isLoaded(got) ? got : { resolver: got };
+  });
 }
 
 /** A `LoadedDriver` has a `resolver` map; in a bare map every member is a function. */
