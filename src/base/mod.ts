@@ -17,5 +17,6 @@ export {
 } from "./errors.ts";
 export { log, logEnabled, type LogLevel, setLogLevel } from "./log.ts";
 export { isObject, obj, str, strings } from "./json.ts";
+export { KV_DATA_MAX, KV_VALUE_LIMIT } from "./kv_limits.ts";
 export { lazy } from "./lazy.ts";
 export { Lru } from "./lru.ts";

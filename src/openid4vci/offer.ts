@@ -12,7 +12,7 @@ import type {
   IssuerMetadataResult,
   Openid4vciClient,
 } from "@openid4vc/openid4vci";
-import { badRequest, obj, str } from "../base/mod.ts";
+import { badRequest, KV_VALUE_LIMIT, obj, str } from "../base/mod.ts";
 import { IssuerError, issuerFailure } from "./issuer_fetch.ts";
 import type { Oid4vcLibraries } from "./library.ts";
 
@@ -20,8 +20,8 @@ import type { Oid4vcLibraries } from "./library.ts";
 export const PRE_AUTHORIZED_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
 /** Formats this service receives. */
 const SD_JWT_FORMATS = ["dc+sd-jwt", "vc+sd-jwt"];
-/** Largest offer + metadata kept with a record (a KV value holds 64 KiB). */
-const MAX_KEPT_BYTES = 48 * 1024;
+/** Largest offer + metadata kept with a record: one KV value, with room for the sealed code. */
+const MAX_KEPT_BYTES = KV_VALUE_LIMIT - 16 * 1024;
 
 /** An offer as received. */
 export interface ReceivedOffer {

@@ -3,8 +3,8 @@
  *
  * Keys: `keys.oid4vcOffer(orgId, id)` → {@link StoredOffer}; `keys.sdJwtCredential(orgId, id)` →
  * the credential's head (everything but `claims` and `compact`) with its part count, and
- * `keys.sdJwtCredentialPart(orgId, id, i)` → up to 60 000 bytes of the JSON of `{claims, compact}`:
- * a large SD-JWT never meets the 64 KiB value limit. A credential and its parts are written in one
+ * `keys.sdJwtCredentialPart(orgId, id, i)` → up to `KV_DATA_MAX` bytes of the JSON of
+ * `{claims, compact}`: a large SD-JWT never meets the KV value limit. A credential and its parts are written in one
  * atomic operation with the offer's change and its `credential.state_changed` event.
  *
  * @module
@@ -19,8 +19,9 @@ import type {
   SdJwtCredentialView,
   StoredOffer,
 } from "./record.ts";
+import { KV_DATA_MAX } from "../base/mod.ts";
 
-const PART_BYTES = 60_000;
+const PART_BYTES = KV_DATA_MAX;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

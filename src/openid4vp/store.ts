@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { conflict, notFound } from "../base/mod.ts";
+import { conflict, KV_DATA_MAX, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, listRecords, type Page } from "../kv/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type {
@@ -17,8 +17,8 @@ import type {
   StoredPresentationRequest,
 } from "./record.ts";
 
-/** A stored request is one KV value: its JSON must stay under the 64 KiB value limit. */
-export const MAX_STORED_BYTES = 60_000;
+/** A stored request is one KV value: its JSON must stay within what one value keeps. */
+export const MAX_STORED_BYTES = KV_DATA_MAX;
 
 /** The change event: the record plus `protocol` and the state it left. */
 function emitChange(

@@ -4,11 +4,9 @@
  *
  * @module
  */
+import { KV_DATA_MAX } from "../../base/mod.ts";
 import { keys } from "../../kv/mod.ts";
 import type { DidResolutionResult } from "../types.ts";
-
-/** Deno KV values are at most 64 KiB; larger results are kept in memory only. */
-const KV_VALUE_LIMIT = 60_000;
 
 /**
  * What a durable store keeps for a cache key (the KV value under `keys.didCache(key)`): the DID, or
@@ -41,7 +39,7 @@ export function kvCacheStore(kv: Deno.Kv): DidCacheStore {
       return isEntry(got.value) ? got.value : undefined;
     },
     async set(key, entry, keepMs) {
-      if (JSON.stringify(entry).length > KV_VALUE_LIMIT) return;
+      if (JSON.stringify(entry).length > KV_DATA_MAX) return;
       await kv.set(keys.didCache(key), entry, { expireIn: keepMs });
     },
   };
