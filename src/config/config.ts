@@ -10,7 +10,18 @@ import {
   type PolygonNetworks,
   polygonNetworks,
 } from "./networks.ts";
-import { bool, ConfigError, host, int, origins, str, url, urlPrefixes } from "./readers.ts";
+import {
+  bool,
+  ConfigError,
+  host,
+  httpUrl,
+  int,
+  list,
+  origins,
+  str,
+  url,
+  urlPrefixes,
+} from "./readers.ts";
 
 export { ConfigError };
 
@@ -123,8 +134,8 @@ const fields = {
   DID_DRIVER_TIMEOUT_MS: int("DID_DRIVER_TIMEOUT_MS", 100, 600_000),
   DID_PLC_DIRECTORY_URL: url("DID_PLC_DIRECTORY_URL"),
   DID_TEST_IDENTIFIERS: (v: string | undefined): string[] => {
-    const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-    for (const did of list) {
+    const dids = list(v);
+    for (const did of dids) {
       if (!/^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$/.test(did)) {
         throw new ConfigError(
           `DID_TEST_IDENTIFIERS must be a comma-separated list of DIDs; "${
@@ -133,7 +144,7 @@ const fields = {
         );
       }
     }
-    return list;
+    return dids;
   },
   OID4VP_X509_TRUST_ANCHORS: (v: string | undefined): Config["oid4vpX509TrustAnchors"] => {
     const t = v?.trim();
@@ -178,8 +189,7 @@ export function decodeSecretsKey(value: string, name = "SECRETS_KEY"): Uint8Arra
 
 /** SECRETS_KEY_PREVIOUS: comma-separated earlier keys, still accepted for opening. */
 function decodePreviousKeys(value: string | undefined): Uint8Array[] {
-  if (!value?.trim()) return [];
-  return value.split(",").map((v, i) =>
+  return list(value).map((v, i) =>
     decodeSecretsKey(v, `SECRETS_KEY_PREVIOUS (key ${i + 1} of the comma-separated list)`)
   );
 }
@@ -192,8 +202,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const devMode = e.DEV_MODE ?? false;
   const port = e.PORT ?? 8000;
 
-  const algorithms = (e.AUTH_ALGORITHMS ?? "RS256,ES256,EdDSA").split(",").map((s) => s.trim())
-    .filter(Boolean);
+  const algorithms = list(e.AUTH_ALGORITHMS ?? "RS256,ES256,EdDSA");
   for (const a of algorithms) {
     if (!ALGS.has(a)) {
       throw new ConfigError(
@@ -249,17 +258,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (previousSecretsKeys.length > 0 && !secretsKey) {
     throw new ConfigError("SECRETS_KEY_PREVIOUS needs SECRETS_KEY (the new key) beside it.");
   }
-  const audience = (e.AUTH_AUDIENCE ?? DEV_AUDIENCE).split(",").map((s) => s.trim()).filter(
-    Boolean,
-  );
+  const audience = list(e.AUTH_AUDIENCE ?? DEV_AUDIENCE);
 
   if (e.KV_PATH && /^[a-z][a-z0-9+.-]*:\/\//i.test(e.KV_PATH)) {
     // A KV Connect URL (a self-hosted denokv server, or another database reached over HTTP).
-    let u: URL | undefined;
-    try {
-      u = new URL(e.KV_PATH);
-    } catch { /* below */ }
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password) {
+    const u = httpUrl(e.KV_PATH);
+    if (!u || u.username || u.password) {
       throw new ConfigError(
         `KV_PATH "${e.KV_PATH}" looks like a URL but is not a KV Connect URL (http(s)://host[:port], no user info).`,
       );

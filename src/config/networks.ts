@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigError } from "./readers.ts";
+import { ConfigError, httpUrl } from "./readers.ts";
 import { isObject } from "../base/mod.ts";
 
 /** One did:ethr network, in ethr-did-resolver's own `networks` shape. */
@@ -44,12 +44,7 @@ function json(name: string, v: string): unknown {
 }
 
 function rpcUrl(name: string, where: string, v: unknown): string {
-  if (typeof v === "string") {
-    try {
-      const u = new URL(v);
-      if (u.protocol === "http:" || u.protocol === "https:") return v;
-    } catch { /* below */ }
-  }
+  if (httpUrl(v)) return v as string;
   throw new ConfigError(`${name}: ${where} needs "rpcUrl", an absolute http(s) URL.`);
 }
 

@@ -32,16 +32,28 @@ export const bool = (name: string): Field<boolean | undefined> => (v) => {
   throw new ConfigError(`${name} must be "true" or "false", got "${v}"`);
 };
 
+/** The items of a comma list, trimmed, empty ones left out (unset: none). */
+export function list(v: string | undefined): string[] {
+  return (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+/** `text` as an absolute http(s) URL with a host, or undefined when it is not one. */
+export function httpUrl(text: unknown): URL | undefined {
+  if (typeof text !== "string") return undefined;
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    return undefined;
+  }
+  return (u.protocol === "http:" || u.protocol === "https:") && u.host ? u : undefined;
+}
+
 /** An absolute http(s) URL, without trailing slashes. */
 export const url = (name: string): Field<string | undefined> => (v) => {
   if (v === undefined || v === "") return undefined;
-  try {
-    const u = new URL(v);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-    return v.replace(/\/+$/, "");
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${v}"`);
-  }
+  if (!httpUrl(v)) throw new ConfigError(`${name} must be an absolute http(s) URL, got "${v}"`);
+  return v.replace(/\/+$/, "");
 };
 
 /** An integer from `min` to `max`. */
@@ -70,13 +82,10 @@ export const host = (name: string): Field<string | undefined> => (v) => {
 
 /** A comma list of http(s) URL prefixes (each with a host, so a prefix never matches any host). */
 export const urlPrefixes = (name: string): Field<string[]> => (v) => {
-  const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-  for (const prefix of list) {
-    let u: URL | undefined;
-    try {
-      u = new URL(prefix);
-    } catch { /* below */ }
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.host) {
+  const prefixes = list(v);
+  for (const prefix of prefixes) {
+    const u = httpUrl(prefix);
+    if (!u) {
       throw new ConfigError(
         `${name} must be a comma-separated list of http(s) URL prefixes such as ` +
           `"https://contexts.example.org/"; "${prefix.slice(0, 80)}" is not one`,
@@ -89,18 +98,14 @@ export const urlPrefixes = (name: string): Field<string[]> => (v) => {
       );
     }
   }
-  return list;
+  return prefixes;
 };
 
 /** A comma list of web origins: scheme, host and port only, as browsers send them in `Origin`. */
 export const origins = (name: string): Field<string[]> => (v) => {
-  const list = (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-  return list.map((given) => {
-    let u: URL | undefined;
-    try {
-      u = new URL(given);
-    } catch { /* below */ }
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.host) {
+  return list(v).map((given) => {
+    const u = httpUrl(given);
+    if (!u) {
       throw new ConfigError(
         `${name} must be a comma-separated list of web origins such as ` +
           `"https://wallet.example"; "${given.slice(0, 80)}" is not one`,
