@@ -9,7 +9,8 @@
  *   (SCID, hash chain, proofs by the authorized update keys, pre-rotation, witnesses, version
  *   times, portability, deactivation), given the files fetched here: the library makes no request
  *   of its own. It is loaded on first use, so it costs nothing at start.
- * - Versions: `versionId`, `versionTime` and `versionNumber` select earlier versions.
+ * - Versions: `versionId`, `versionTime` and `versionNumber` select earlier versions (read by
+ *   `../version.ts`).
  * - Results: the document and `didDocumentMetadata` (`versionId`, `versionNumber`, `created`,
  *   `updated`, `deactivated`); a deactivated DID has no document and answers 410. A log that fails
  *   verification is `invalidDid`, its message naming the rule; no log is `notFound`.
@@ -22,10 +23,10 @@ import {
   type DidDocument,
   type DidMethod,
   type DidResolutionResult,
-  type DidVersion,
   type ParsedDid,
   resolutionError,
 } from "../types.ts";
+import { readVersion } from "../version.ts";
 import { didWebUrl } from "./web.ts";
 import { lazy } from "../../base/mod.ts";
 
@@ -101,28 +102,6 @@ export function parseLog(body: Uint8Array): LogEntry[] | string {
   return entries.length === 0 ? "did.jsonl has no entries" : entries;
 }
 
-/** The library's resolution options for a version selection, or why it is not one. */
-function versionOptions(
-  v: DidVersion | undefined,
-): { versionId?: string; versionTime?: Date; versionNumber?: number } | string {
-  if (v === undefined) return {};
-  const out: { versionId?: string; versionTime?: Date; versionNumber?: number } = {};
-  if (v.versionId !== undefined) out.versionId = v.versionId;
-  if (v.versionNumber !== undefined) {
-    const n = Number(v.versionNumber);
-    if (!Number.isInteger(n) || n < 1) return "versionNumber must be a whole number from 1";
-    out.versionNumber = n;
-  }
-  if (v.versionTime !== undefined) {
-    const t = new Date(v.versionTime);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(v.versionTime) || Number.isNaN(t.getTime())) {
-      return "versionTime must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z";
-    }
-    out.versionTime = t;
-  }
-  return out;
-}
-
 /** Creates the did:webvh driver (a network method: the cache keeps its results for the TTL). */
 export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
   const timeoutMs = options.timeoutMs ?? 5000;
@@ -154,7 +133,7 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       if ("error" in where) {
         return resolutionError("invalidDid", `invalid did:webvh: ${where.error}`);
       }
-      const selection = versionOptions(ctx.version);
+      const selection = readVersion(ctx.version);
       if (typeof selection === "string") return resolutionError("invalidDidUrl", selection);
 
       let res;

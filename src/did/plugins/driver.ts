@@ -22,16 +22,9 @@
  *
  * @module
  */
-import {
-  asResult,
-  Failure,
-  parseTime,
-  race,
-  thrown,
-  TIMED_OUT,
-  timedOut,
-} from "./driver_answer.ts";
+import { asResult, Failure, race, thrown, TIMED_OUT, timedOut } from "./driver_answer.ts";
 import { parseDidWithReason } from "../syntax.ts";
+import { readVersion } from "../version.ts";
 import {
   DID_LD_JSON,
   type DidDocument,
@@ -84,7 +77,7 @@ export interface TransportHealth {
 export interface LoadedDriver {
   resolver: DriverMap;
   /**
-   * The `versionId` to ask the driver for, for a `versionTime` (an ISO date-time, already
+   * The `versionId` to ask the driver for, for a `versionTime` (an RFC 3339 date-time, already
    * checked); a failure is `notFound` (no version at that time) or `internalError`.
    */
   versionIdAt?(
@@ -307,13 +300,9 @@ class PluginMethod implements DidMethod {
       const params = new URLSearchParams();
       if (version.versionId !== undefined) params.set("versionId", version.versionId);
       else if (version.versionTime !== undefined) {
-        const time = parseTime(version.versionTime);
-        if (time === undefined) {
-          return resolutionError(
-            "invalidDidUrl",
-            "versionTime must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z",
-          );
-        }
+        const read = readVersion({ versionTime: version.versionTime });
+        if (typeof read === "string") return resolutionError("invalidDidUrl", read);
+        const time = read.versionTime!;
         if (loaded.versionIdAt === undefined) params.set("versionTime", version.versionTime);
         else {
           const at = await race(loaded.versionIdAt(parsed, time), deadline - Date.now());

@@ -142,12 +142,3 @@ function describe(v: unknown): string {
   if (typeof v === "object") return "an object without didResolutionMetadata";
   return typeof v === "string" ? "a string" : `a ${typeof v}`;
 }
-
-/** An ISO 8601 date-time (`2025-01-31T12:00:00Z`), else undefined. */
-export function parseTime(s: string): Date | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s)) {
-    return undefined;
-  }
-  const t = new Date(s);
-  return Number.isNaN(t.getTime()) ? undefined : t;
-}
