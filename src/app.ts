@@ -10,7 +10,8 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { agentRoutes } from "./agents/mod.ts";
 import type { Services } from "./compose.ts";
-import { credentialRoutes, W3cCredentialSchema } from "./issue_credential/mod.ts";
+import { issueCredentialRoutes } from "./issue_credential/mod.ts";
+import { storedCredentialRoutes } from "./credentials/mod.ts";
 import { didRoutes } from "./did/mod.ts";
 import { didcommRoutes } from "./didcomm/mod.ts";
 import { AppError } from "./base/mod.ts";
@@ -28,8 +29,7 @@ import {
   requireOrg,
 } from "./http/mod.ts";
 import { openid4vpRoutes } from "./openid4vp/mod.ts";
-import { openid4vcRoutes, SdJwtCredentialSchema } from "./openid4vci/mod.ts";
-import { statusRoutes } from "./status/mod.ts";
+import { openid4vcRoutes } from "./openid4vci/mod.ts";
 import { proofRoutes } from "./present_proof/mod.ts";
 import { eventWebhooks, webhookRoutes } from "./webhooks/mod.ts";
 import { webRoutes } from "./web/mod.ts";
@@ -149,29 +149,10 @@ export function createApp(services: Services, opts: AppOptions): OpenAPIHono<App
   );
   app.route("/", didcommRoutes({ didcomm: services.didcomm }));
   app.route("/", webhookRoutes({ webhooks: services.webhooks }));
-  app.route("/", credentialRoutes({ holder: services.holder }));
+  app.route("/", issueCredentialRoutes({ holder: services.holder }));
   app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc }));
   app.route("/", openid4vpRoutes({ openid4vp: services.openid4vp }));
-  app.route(
-    "/",
-    statusRoutes({
-      status: services.status,
-      w3c: {
-        schema: W3cCredentialSchema,
-        read: async (orgId, id) => {
-          const record = await services.holder.getW3c(orgId, id);
-          return { record, subject: { format: "ldp_vc", credential: record.credential } };
-        },
-      },
-      sdJwt: {
-        schema: SdJwtCredentialSchema,
-        read: async (orgId, id) => {
-          const record = await services.openid4vc.credential(orgId, id);
-          return { record, subject: { format: "dc+sd-jwt", compact: record.compact } };
-        },
-      },
-    }),
-  );
+  app.route("/", storedCredentialRoutes({ credentials: services.credentials }));
   app.route("/", proofRoutes({ prover: services.prover }));
   for (const extra of opts.extraRoutes ?? []) app.route("/", extra);
   app.route("/", docsRoutes());

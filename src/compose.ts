@@ -29,7 +29,13 @@ import {
   type HolderDidcomm,
   registerHolderHandlers,
 } from "./issue_credential/mod.ts";
-import { ContextStore, type LdDidDocument, verifyCredential } from "./credentials/mod.ts";
+import {
+  ContextStore,
+  CredentialStore,
+  type LdDidDocument,
+  type PresentationCheck,
+  verifyCredential,
+} from "./credentials/mod.ts";
 import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
 import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
 import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
@@ -44,10 +50,9 @@ import {
 } from "./outbound/mod.ts";
 import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
 import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vci/mod.ts";
-import { credentialSource, Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
+import { Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
 import { StatusChecker, StatusService } from "./status/mod.ts";
 import {
-  type CredentialStatusCheck,
   PROOF_AUTO_ACCEPT_KIND,
   proofAutoAcceptHandler,
   ProofProver,
@@ -82,6 +87,8 @@ export interface Services {
   openid4vp: Oid4vpHolder;
   /** Credential status: checks, the kept statuses, the recheck cron's body. */
   status: StatusService;
+  /** The org's stored credentials, whatever brought them. */
+  credentials: CredentialStore;
   prover: ProofProver;
 }
 
@@ -107,7 +114,7 @@ export interface BuildOptions {
   /** The DIDComm layer the credential holder queues its messages with (a fake in unit tests). */
   holderDidcomm?: HolderDidcomm;
   /** The status check of stored credentials before a presentation (tests of revoked ones). */
-  credentialStatus?: CredentialStatusCheck;
+  credentialStatus?: PresentationCheck;
 }
 
 /** Builds every service from the configuration and the open KV database, then runs their setup. */
@@ -207,6 +214,11 @@ export async function buildServices(
         verifyCredential(credential, { resolveDid, contexts, now: new Date(now()) }),
     }),
   });
+  const credentials = new CredentialStore({
+    kv,
+    status,
+    presentationCheck: options.credentialStatus,
+  });
   const holder = new CredentialHolder({
     kv,
     dispatcher,
@@ -216,6 +228,7 @@ export async function buildServices(
     resolveDid,
     contexts,
     status,
+    credentials,
   });
 
   const openid4vc = new Oid4vcHolder({
@@ -227,6 +240,7 @@ export async function buildServices(
     dispatcher,
     now,
     status,
+    credentials,
   });
 
   const prover = new ProofProver({
@@ -236,12 +250,8 @@ export async function buildServices(
     agents: directory,
     wallet,
     didcomm: options.holderDidcomm ?? didcomm,
-    credentials: holder,
+    credentials,
     contexts,
-    credentialStatus: options.credentialStatus ?? (async (orgId, record) => {
-      const subject = { format: "ldp_vc", credential: record.credential } as const;
-      return (await status.beforePresentation(orgId, record.id, subject)).state;
-    }),
   });
 
   const openid4vp = new Oid4vpHolder({
@@ -251,22 +261,10 @@ export async function buildServices(
     safeFetch,
     dispatcher,
     now,
-    credentials: credentialSource({
-      sdJwt: (orgId, q) => openid4vc.credentials(orgId, q),
-      w3c: (orgId, q) => holder.listW3c(orgId, q),
-    }, contexts),
+    credentials,
     contexts,
     checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
     anchors: await loadTrustAnchors(config),
-    // Checked before a credential is offered and before it is presented.
-    checkStatus: (orgId, c) =>
-      status.beforePresentation(
-        orgId,
-        c.id,
-        c.format === "ldp_vc"
-          ? { format: "ldp_vc", credential: c.claims }
-          : { format: "dc+sd-jwt", compact: c.compact! },
-      ),
   });
 
   registerHolderHandlers(didcomm.handlers, holder, kv);
@@ -282,7 +280,7 @@ export async function buildServices(
   dispatcher.register(PROOF_AUTO_ACCEPT_KIND, proofAutoAcceptHandler(prover));
   dispatcher.register(
     DEFERRED_KIND,
-    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, now }),
+    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, credentials, now }),
   );
 
   return {
@@ -303,6 +301,7 @@ export async function buildServices(
     openid4vc,
     openid4vp,
     status,
+    credentials,
     prover,
   };
 }

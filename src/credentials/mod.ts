@@ -1,11 +1,27 @@
 /**
- * The org's stored credentials and their formats: JSON-LD (`jsonld/`: contexts, document loader,
- * proofs, signed presentations) and SD-JWT VC (`sd_jwt/`: verification on receipt, presentations
- * with chosen disclosures). The protocols that bring and present credentials use it; it uses none
- * of them.
+ * The org's stored credentials, whatever brought them: one {@link CredentialStore} (add, get,
+ * list by format, what is presentable by one status rule, the status subject of each) over the
+ * W3C and SD-JWT VC stores, their routes, and the format code: JSON-LD (`jsonld/`: contexts,
+ * document loader, proofs, signed presentations) and SD-JWT VC (`sd_jwt/`: verification on
+ * receipt, presentations with chosen disclosures). The protocols that bring and present
+ * credentials use it; it uses none of them.
  *
  * @module
  */
+export {
+  CredentialStore,
+  type CredentialStoreDeps,
+  type CredentialView,
+  MAX_PRESENTABLE_PER_FORMAT,
+  presentableStatus,
+  type PresentationCheck,
+  type StoredCredential,
+  subjectOf,
+} from "./store.ts";
+export { storedCredentialRoutes, type StoredCredentialRoutesDeps } from "./routes.ts";
+export { SdJwtCredentialSchema, W3cCredentialSchema } from "./schemas.ts";
+export { newW3cRecord, type W3cCredentialRecord, type W3cCredentialView } from "./w3c_store.ts";
+export type { SdJwtCredentialRecord, SdJwtCredentialView } from "./sd_jwt_store.ts";
 export { ContextStore, type ContextStoreDeps } from "./jsonld/context_store.ts";
 export { createDocumentLoader } from "./jsonld/document_loader.ts";
 export { ldpTypes } from "./jsonld/ldp_types.ts";

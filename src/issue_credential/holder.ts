@@ -18,7 +18,7 @@ import {
 import { AppError, conflict, notFound } from "../base/mod.ts";
 import { atomicUpdate, type Page } from "../kv/mod.ts";
 import type { StatusService } from "../status/mod.ts";
-import type { RemoteContexts, ResolveDid } from "../credentials/mod.ts";
+import type { CredentialStore, RemoteContexts, ResolveDid } from "../credentials/mod.ts";
 import { buildRequestDetail, type LdProofVcDetail } from "./jsonld_format.ts";
 import { ackMessage, PROBLEM_CODES, problemReportMessage, requestMessage } from "./messages.ts";
 import {
@@ -28,15 +28,7 @@ import {
   withState,
   wrongStateMessage,
 } from "./record.ts";
-import {
-  addExchangeUpdate,
-  listExchanges,
-  listW3cCredentials,
-  readExchange,
-  readOrgExchange,
-  readW3cCredential,
-  type W3cCredentialView,
-} from "./store.ts";
+import { addExchangeUpdate, listExchanges, readExchange, readOrgExchange } from "./store.ts";
 
 /** What the holder needs of the DIDComm layer: queueing a message inside a commit. */
 export interface HolderDidcomm {
@@ -57,8 +49,10 @@ export interface HolderDeps {
   resolveDid: ResolveDid;
   /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store); default none. */
   contexts?: RemoteContexts;
-  /** Credential status: checked on receipt, recorded with the credential. */
-  status: StatusService;
+  /** Credential status: checked on receipt. */
+  status: Pick<StatusService, "statusOf">;
+  /** The org's stored credentials: a received credential is added with its status. */
+  credentials: Pick<CredentialStore, "add">;
 }
 
 /** Options of {@link CredentialHolder.acceptOffer}. */
@@ -85,9 +79,14 @@ export class CredentialHolder {
     return this.#d.contexts;
   }
 
-  /** Credential status (checks on receipt; the status kept with each credential). */
-  get status(): StatusService {
+  /** Credential status (checks on receipt). */
+  get status(): Pick<StatusService, "statusOf"> {
     return this.#d.status;
+  }
+
+  /** The org's stored credentials (a received credential is added with its first status). */
+  get credentials(): Pick<CredentialStore, "add"> {
+    return this.#d.credentials;
   }
 
   /** The exchange record `id` with its org, or undefined when there is none. */
@@ -102,21 +101,6 @@ export class CredentialHolder {
     q: { limit: number; cursor?: string; state?: CredentialState },
   ): Promise<Page<CredentialExchangeRecord>> {
     return listExchanges(this.#d.kv, orgId, q);
-  }
-
-  /** One page of the org's stored W3C credentials, newest first. */
-  listW3c(
-    orgId: string,
-    q: { limit: number; cursor?: string },
-  ): Promise<Page<W3cCredentialView>> {
-    return listW3cCredentials(this.#d.kv, orgId, q);
-  }
-
-  /** One stored W3C credential of the org; 404 when there is none. */
-  async getW3c(orgId: string, id: string): Promise<W3cCredentialView> {
-    const r = await readW3cCredential(this.#d.kv, orgId, id);
-    if (!r) throw notFound(`No W3C credential "${id}" in organization "${orgId}".`);
-    return r;
   }
 
   /** The org's auto-accept policy, read from its agent configuration. */

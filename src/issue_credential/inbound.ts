@@ -17,7 +17,12 @@ import {
 import { uuidv7 } from "../kv/mod.ts";
 import { log } from "../base/mod.ts";
 import { enqueue } from "../outbox/mod.ts";
-import { verifyCredential } from "../credentials/mod.ts";
+import {
+  newW3cRecord,
+  type StoredCredential,
+  subjectOf,
+  verifyCredential,
+} from "../credentials/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
 import { credentialMismatch } from "./jsonld_match.ts";
 import { type LdProofVcDetail, parseIssuedCredential, parseOffer } from "./jsonld_format.ts";
@@ -29,13 +34,7 @@ import {
   threadIdOf,
 } from "./messages.ts";
 import { FINAL_STATES, newHolderRecord, type StoredExchange, withState } from "./record.ts";
-import {
-  addExchangeUpdate,
-  addNewExchange,
-  addW3cCredential,
-  newW3cRecord,
-  readExchangeByThread,
-} from "./store.ts";
+import { addExchangeUpdate, addNewExchange, readExchangeByThread } from "./store.ts";
 
 /** Outbox kind of automatic accept steps (auto-accept policy). */
 export const AUTO_ACCEPT_KIND = "credential_auto_accept";
@@ -204,10 +203,12 @@ export function holderHandlers(
       });
       if (!result.verified) problem = `credential proof does not verify (${result.error})`;
     }
+    const received: StoredCredential = {
+      format: "ldp_vc",
+      record: newW3cRecord({ id: uuidv7(now), credential: vc, exchange: stored.record, now }),
+    };
     // Status on receipt: a revoked credential is refused; an unknown status is kept as such.
-    const status = problem
-      ? undefined
-      : await holder.status.statusOf({ format: "ldp_vc", credential: vc });
+    const status = problem ? undefined : await holder.status.statusOf(subjectOf(received));
     if (status?.state === "revoked") {
       problem = `the credential is revoked by its issuer (status list)`;
     }
@@ -225,20 +226,13 @@ export function holderHandlers(
         message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, problem),
       });
     } else {
-      const w3c = newW3cRecord({ id: uuidv7(now), credential: vc, exchange: stored.record, now });
-      addW3cCredential(op, orgId, w3c);
-      holder.status.record(op, {
-        orgId,
-        id: w3c.id,
-        subject: { format: "ldp_vc", credential: vc },
-        status: status!,
-      });
+      holder.credentials.add(op, orgId, received, status);
       next = {
         ...stored,
         record: withState(stored.record, "credential-received", now, {
           credentials: [
             ...stored.record.credentials,
-            { credentialRecordType: "w3c", credentialRecordId: w3c.id },
+            { credentialRecordType: "w3c", credentialRecordId: received.record.id },
           ],
         }),
       };

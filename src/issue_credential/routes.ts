@@ -1,6 +1,7 @@
 /**
  * Credential exchange routes (holder): accept-credential (interface 4.1, also under `/didcomm`),
- * accept-offer, decline-offer, reading exchange records and stored W3C credentials.
+ * accept-offer, decline-offer, reading exchange records (the credentials they bring are read
+ * through `credentials/`).
  *
  * Check order: 401 (token) → 400 (body/params) → 404 (unknown, or another org's record) →
  * 409 (state). Org-scoped lists: 403 for a non-member of the named org.
@@ -11,9 +12,7 @@ import {
   createRouter,
   jsonContent as json,
   memberRecordRoutes,
-  OrgParams,
   orgRecordRoutes,
-  PageQuery,
   RecordIdParam,
 } from "../http/mod.ts";
 import type { CredentialHolder } from "./holder.ts";
@@ -23,17 +22,15 @@ import {
   CredentialExchangeRecordSchema,
   ListQuery,
   RecordIdBody,
-  W3cCredentialList,
-  W3cCredentialSchema,
 } from "./schemas.ts";
 
-/** What the credential routes use. */
-export interface CredentialRoutesDeps {
+/** What the Issue Credential routes use. */
+export interface IssueCredentialRoutesDeps {
   holder: CredentialHolder;
 }
 
-/** The credential routes. */
-export function credentialRoutes({ holder }: CredentialRoutesDeps) {
+/** The Issue Credential routes. */
+export function issueCredentialRoutes({ holder }: IssueCredentialRoutesDeps) {
   const app = createRouter();
   const tags = ["credentials"];
   const exchanges = memberRecordRoutes(app, tags, {
@@ -93,24 +90,6 @@ export function credentialRoutes({ holder }: CredentialRoutesDeps) {
     query: ListQuery,
     page: json(CredentialExchangeList, "A page of records."),
   }, (orgId, query) => holder.list(orgId, query));
-
-  orgs.list({
-    path: "/orgs/{orgId}/w3c-credentials",
-    operationId: "listW3cCredentials",
-    summary: "The org's stored W3C verifiable credentials, newest first",
-    query: PageQuery,
-    page: json(W3cCredentialList, "A page of credentials."),
-  }, (orgId, { cursor, limit }) => holder.listW3c(orgId, { limit, cursor }));
-
-  orgs.record({
-    method: "get",
-    path: "/orgs/{orgId}/w3c-credentials/{id}",
-    operationId: "getW3cCredential",
-    summary: "One stored W3C verifiable credential",
-    params: OrgParams.extend(RecordIdParam.shape),
-    ok: json(W3cCredentialSchema, "The credential."),
-    errors: [400, 401, 403, 404, 503],
-  }, (orgId, id) => holder.getW3c(orgId, id));
 
   return app;
 }

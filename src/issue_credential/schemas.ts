@@ -5,7 +5,6 @@
  */
 import { z } from "@hono/zod-openapi";
 import { pageOf, stateListQuery, uuidSchema } from "../http/mod.ts";
-import { CredentialStatusSchema } from "../status/mod.ts";
 import { CREDENTIAL_STATES } from "./record.ts";
 
 /** Body of accept-credential and decline-offer: `{credentialRecordId}`. */
@@ -62,29 +61,6 @@ export const CredentialExchangeList = pageOf(
   CredentialExchangeRecordSchema,
   "CredentialExchangeList",
 );
-
-/** A stored W3C verifiable credential. */
-export const W3cCredentialSchema = z.object({
-  id: z.string().openapi({ format: "uuid" }),
-  createdAt: z.string().openapi({ format: "date-time" }),
-  updatedAt: z.string().openapi({ format: "date-time" }),
-  credential: z.record(z.string(), z.unknown()),
-  credentialExchangeId: z.string(),
-  connectionId: z.string(),
-  _tags: z.object({
-    claimFormat: z.literal("ldp_vc"),
-    issuerId: z.string(),
-    subjectIds: z.array(z.string()),
-    contexts: z.array(z.string()),
-    types: z.array(z.string()),
-    proofTypes: z.array(z.string()),
-    givenId: z.string().optional(),
-  }),
-  status: CredentialStatusSchema,
-}).openapi("W3cCredentialRecord");
-
-/** A page of W3C credentials. */
-export const W3cCredentialList = pageOf(W3cCredentialSchema, "W3cCredentialList");
 
 /** `?state=&limit=&cursor=`. */
 export const ListQuery = stateListQuery(CREDENTIAL_STATES);

@@ -1,10 +1,10 @@
 /**
- * Storage of exchange records and received W3C credentials.
+ * Storage of exchange records (the credentials they bring are `credentials/`'s).
  *
  * Keys: `keys.credential(orgId, id)` → {@link StoredExchange}, `keys.credentialById(id)` →
- * orgId, `keys.credentialByThread(orgId, threadId)` → id, `keys.w3cCredential(orgId, id)` →
- * {@link W3cCredentialRecord}; a record and its pointers are written in one atomic operation, and
- * every state change carries its `credential.state_changed` event in the same operation.
+ * orgId, `keys.credentialByThread(orgId, threadId)` → id; a record and its pointers are written in
+ * one atomic operation, and every state change carries its `credential.state_changed` event in
+ * the same operation.
  *
  * The offer and request attachments (each about as large as the credential) live in their own
  * values, `keys.credentialDetail(orgId, id, "offer" | "request")`, written in the same operation
@@ -13,34 +13,9 @@
  *
  * @module
  */
-import { keys, listPage, listRecords, type Page } from "../kv/mod.ts";
-import { type CredentialStatus, withStatuses } from "../status/mod.ts";
+import { keys, listRecords, type Page } from "../kv/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type { CredentialExchangeRecord, CredentialState, StoredExchange } from "./record.ts";
-
-/** A stored W3C verifiable credential (Credo's `W3cCredentialRecord` JSON, JSON-LD only). */
-export interface W3cCredentialRecord {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  /** The signed credential exactly as received. */
-  credential: Record<string, unknown>;
-  /** The exchange that brought it. */
-  credentialExchangeId: string;
-  connectionId: string;
-  _tags: {
-    claimFormat: "ldp_vc";
-    issuerId: string;
-    subjectIds: string[];
-    contexts: string[];
-    types: string[];
-    proofTypes: string[];
-    givenId?: string;
-  };
-}
-
-/** A stored W3C credential as the API shows it: with its top-level `status` (kept by `status/`). */
-export type W3cCredentialView = W3cCredentialRecord & { status: CredentialStatus };
 
 /** Reads an exchange by id alone (through `credentialById`). */
 export async function readExchange(
@@ -141,49 +116,6 @@ export function addExchangeUpdate(
   emitChange(op, next.orgId, next.record, entry.value.record.state, now);
 }
 
-/** Builds the stored form of a received credential. */
-export function newW3cRecord(input: {
-  id: string;
-  credential: Record<string, unknown>;
-  exchange: CredentialExchangeRecord;
-  now: number;
-}): W3cCredentialRecord {
-  const vc = input.credential;
-  const at = new Date(input.now).toISOString();
-  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
-  const issuer = vc.issuer;
-  const subjects = list(vc.credentialSubject) as Record<string, unknown>[];
-  return {
-    id: input.id,
-    createdAt: at,
-    updatedAt: at,
-    credential: vc,
-    credentialExchangeId: input.exchange.id,
-    connectionId: input.exchange.connectionId,
-    _tags: {
-      claimFormat: "ldp_vc",
-      issuerId: typeof issuer === "string"
-        ? issuer
-        : String((issuer as Record<string, unknown>)?.id ?? ""),
-      subjectIds: subjects.map((s) => s?.id).filter((x): x is string => typeof x === "string"),
-      contexts: list(vc["@context"]).filter((c): c is string => typeof c === "string"),
-      types: list(vc.type).map(String),
-      proofTypes: list(vc.proof).map((p) => String((p as Record<string, unknown>)?.type)),
-      ...(typeof vc.id === "string" ? { givenId: vc.id } : {}),
-    },
-  };
-}
-
-/** Adds a W3C credential to `op` (the id must be new). */
-export function addW3cCredential(
-  op: Deno.AtomicOperation,
-  orgId: string,
-  record: W3cCredentialRecord,
-): void {
-  op.check({ key: keys.w3cCredential(orgId, record.id), versionstamp: null })
-    .set(keys.w3cCredential(orgId, record.id), record);
-}
-
 /** One page of an org's exchange records, newest first, optionally only those in `state`. */
 export function listExchanges(
   kv: Deno.Kv,
@@ -191,24 +123,4 @@ export function listExchanges(
   q: { limit: number; cursor?: string; state?: CredentialState },
 ): Promise<Page<CredentialExchangeRecord>> {
   return listRecords(kv, keys.credentialPrefix(orgId), q);
-}
-
-/** One page of an org's stored W3C credentials, newest first, each with its status. */
-export async function listW3cCredentials(
-  kv: Deno.Kv,
-  orgId: string,
-  q: { limit: number; cursor?: string },
-): Promise<Page<W3cCredentialView>> {
-  const page = await listPage<W3cCredentialRecord>(kv, keys.w3cCredentialPrefix(orgId), q);
-  return { data: await withStatuses(kv, orgId, page.data), nextCursor: page.nextCursor };
-}
-
-/** One stored W3C credential of `orgId` with its status, or undefined. */
-export async function readW3cCredential(
-  kv: Deno.Kv,
-  orgId: string,
-  id: string,
-): Promise<W3cCredentialView | undefined> {
-  const r = (await kv.get<W3cCredentialRecord>(keys.w3cCredential(orgId, id))).value;
-  return r ? (await withStatuses(kv, orgId, [r]))[0] : undefined;
 }

@@ -29,10 +29,10 @@ import {
   type PollOutcome,
   withTokens,
 } from "./deferred_poll.ts";
-import { type Receipt, verifyReceipt } from "./receipt.ts";
+import { addReceipt, type Receipt, verifyReceipt } from "./receipt.ts";
 import type { DeferredState, StoredOffer } from "./record.ts";
 import { CredentialRejected } from "../credentials/mod.ts";
-import { addCredentials, addOfferUpdate, readOffer } from "./store.ts";
+import { addOfferUpdate, readOffer } from "./store.ts";
 
 export { clampInterval, type DeferredDeps };
 
@@ -98,7 +98,7 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
       };
       if (deferred) deferred.jobId = addPoll(op, orgId, id, deferred.intervalS, now);
       addOfferUpdate(op, fresh, next, now);
-      addCredentials(op, deps.status, receipt.records, receipt.statuses);
+      addReceipt(op, deps.credentials, receipt);
     }, { conflict: () => new Error(`Credential offer "${id}" kept changing during a poll.`) });
     deps.dispatcher.wake();
   };

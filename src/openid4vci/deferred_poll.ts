@@ -13,6 +13,7 @@ import type { DidResolver } from "../did/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import type { StatusService } from "../status/mod.ts";
+import type { CredentialStore } from "../credentials/mod.ts";
 import { compactsOf, type Deferral, type IssuedCredential } from "./issuance.ts";
 import { bearerError, IssuerError, issuerFailure } from "./issuer_fetch.ts";
 import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
@@ -35,7 +36,9 @@ export interface DeferredDeps {
   resolver: DidResolver;
   dispatcher: Dispatcher;
   /** Credential status, checked on receipt (`receipt.ts`). */
-  status: StatusService;
+  status: Pick<StatusService, "statusOf">;
+  /** The org's stored credentials: what a poll brings is added there. */
+  credentials: Pick<CredentialStore, "add">;
   now: () => number;
 }
 

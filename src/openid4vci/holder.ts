@@ -16,34 +16,24 @@ import { badRequest, conflict, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
-import type { CredentialStatus, StatusService } from "../status/mod.ts";
+import type { StatusService } from "../status/mod.ts";
 import { issuerClient } from "./client.ts";
 import { addPoll, clampInterval, GIVE_UP_MS, vctOf } from "./deferred.ts";
 import { type Issuance, redeemOffer } from "./issuance.ts";
 import { issuerFailure } from "./issuer_fetch.ts";
 import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
 import { offerWithCode, PRE_AUTHORIZED_GRANT, receiveOffer } from "./offer.ts";
-import { verifyReceipt } from "./receipt.ts";
+import { addReceipt, type Receipt, verifyReceipt } from "./receipt.ts";
 import {
   offerCodeAad,
   type OfferRecord,
   offerRefreshAad,
   type OfferState,
   offerTokenAad,
-  type SdJwtCredentialRecord,
-  type SdJwtCredentialView,
   type StoredOffer,
 } from "./record.ts";
-import { CredentialRejected } from "../credentials/mod.ts";
-import {
-  addCredentials,
-  addNewOffer,
-  addOfferUpdate,
-  listCredentials,
-  listOffers,
-  readCredential,
-  readOffer,
-} from "./store.ts";
+import { CredentialRejected, type CredentialStore } from "../credentials/mod.ts";
+import { addNewOffer, addOfferUpdate, listOffers, readOffer } from "./store.ts";
 
 /** What the holder uses. */
 export interface Oid4vcHolderDeps {
@@ -53,8 +43,10 @@ export interface Oid4vcHolderDeps {
   wallet: Wallet;
   resolver: DidResolver;
   dispatcher: Dispatcher;
-  /** Credential status: checked before a credential is stored, recorded with it. */
-  status: StatusService;
+  /** Credential status: checked before a credential is stored. */
+  status: Pick<StatusService, "statusOf">;
+  /** The org's stored credentials: the credentials an offer brings are added there. */
+  credentials: Pick<CredentialStore, "add">;
   now: () => number;
 }
 
@@ -126,15 +118,14 @@ export class Oid4vcHolder {
 
   /**
    * Moves an open offer (`entry`, as read) to `change.state` with the credentials it stores (and
-   * their statuses); `also` adds to the same atomic operation what goes with it (the first poll of
-   * a deferred issuance). A lost race reads the offer again: the change is made while it is still
-   * open, else 409 names its state.
+   * their statuses, `receipt`); `also` adds to the same atomic operation what goes with it (the
+   * first poll of a deferred issuance). A lost race reads the offer again: the change is made
+   * while it is still open, else 409 names its state.
    */
   async #commitState(
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<OfferRecord> & { state: OfferState },
-    credentials: SdJwtCredentialRecord[] = [],
-    statuses = new Map<string, CredentialStatus>(),
+    receipt?: Receipt,
     also?: (op: Deno.AtomicOperation, next: StoredOffer, now: number) => void | Promise<void>,
   ): Promise<OfferRecord> {
     const { orgId, id } = entry.value.record;
@@ -147,7 +138,7 @@ export class Oid4vcHolder {
       };
       await also?.(op, next, now);
       addOfferUpdate(op, cur, next, now);
-      addCredentials(op, this.#d.status, credentials, statuses);
+      if (receipt) addReceipt(op, this.#d.credentials, receipt);
       return next;
     }, {
       conflict: () =>
@@ -250,15 +241,14 @@ export class Oid4vcHolder {
     stored: StoredOffer,
     issuance: Issuance,
   ): Promise<OfferRecord> {
-    let records: SdJwtCredentialRecord[];
-    let statuses: Map<string, CredentialStatus>;
+    let receipt: Receipt;
     try {
-      ({ records, statuses } = await verifyReceipt(this.#d, {
+      receipt = await verifyReceipt(this.#d, {
         orgId,
         offerId: id,
         credentialIssuer: stored.record.credentialIssuer,
         expectedVct: (c) => vctOf(stored, c),
-      }, issuance.issued));
+      }, issuance.issued);
     } catch (err) {
       if (!(err instanceof CredentialRejected)) throw err;
       return await this.#commitState(await this.#openEntry(orgId, id), {
@@ -267,9 +257,9 @@ export class Oid4vcHolder {
       });
     }
     const entry = await this.#openEntry(orgId, id);
-    const credentialIds = records.map((c) => c.id);
+    const credentialIds = receipt.records.map((c) => c.id);
     if (issuance.deferred.length === 0) {
-      return await this.#commitState(entry, { state: "done", credentialIds }, records, statuses);
+      return await this.#commitState(entry, { state: "done", credentialIds }, receipt);
     }
     const sealedAccessToken = await this.#d.secrets.seal(
       issuance.accessToken,
@@ -281,8 +271,7 @@ export class Oid4vcHolder {
     return await this.#commitState(
       entry,
       { state: "deferred", credentialIds },
-      records,
-      statuses,
+      receipt,
       (op, next, now) => {
         const intervalS = clampInterval(issuance.intervalS);
         next.metadata = stored.metadata;
@@ -339,20 +328,5 @@ export class Oid4vcHolder {
     q: { limit: number; cursor?: string; state?: OfferState },
   ): Promise<Page<OfferRecord>> {
     return listOffers(this.#d.kv, orgId, q);
-  }
-
-  /** One stored SD-JWT VC of the org. */
-  async credential(orgId: string, id: string): Promise<SdJwtCredentialView> {
-    const c = await readCredential(this.#d.kv, orgId, id);
-    if (!c) throw notFound(`No SD-JWT credential "${id}" exists in organization "${orgId}".`);
-    return c;
-  }
-
-  /** A page of the org's stored SD-JWT VCs, newest first. */
-  credentials(
-    orgId: string,
-    q: { limit: number; cursor?: string },
-  ): Promise<Page<SdJwtCredentialView>> {
-    return listCredentials(this.#d.kv, orgId, q);
   }
 }

@@ -15,14 +15,20 @@ import type { SafeFetch } from "../outbound/mod.ts";
 import type { CredentialStatus, StatusService } from "../status/mod.ts";
 import type { IssuedCredential } from "./issuance.ts";
 import { obj } from "../base/mod.ts";
-import type { SdJwtCredentialRecord } from "./record.ts";
-import { CredentialRejected, verifySdJwtVc } from "../credentials/mod.ts";
+import {
+  CredentialRejected,
+  type CredentialStore,
+  type SdJwtCredentialRecord,
+  type StoredCredential,
+  subjectOf,
+  verifySdJwtVc,
+} from "../credentials/mod.ts";
 
 /** What verification uses. */
 export interface ReceiptDeps {
   resolver: DidResolver;
   safeFetch: SafeFetch;
-  status: StatusService;
+  status: Pick<StatusService, "statusOf">;
   now: () => number;
 }
 
@@ -82,10 +88,10 @@ export async function verifyReceipt(
   const out: SdJwtCredentialRecord[] = [];
   const statuses = new Map<string, CredentialStatus>();
   for (const [i, c] of issued.entries()) {
-    let verified;
+    let received: StoredCredential & { format: "dc+sd-jwt" };
     let status: CredentialStatus;
     try {
-      verified = await verifySdJwtVc(c.compact, {
+      const verified = await verifySdJwtVc(c.compact, {
         resolveDid: async (did) => {
           const r = await deps.resolver.resolve(did);
           return r.didDocument as Record<string, unknown> | null ??
@@ -97,8 +103,22 @@ export async function verifyReceipt(
         holderKid: c.holder.kid,
         holderJwk: c.holder.publicJwk,
       });
+      const now = deps.now();
+      received = {
+        format: "dc+sd-jwt",
+        record: {
+          id: uuidv7(now),
+          orgId: of.orgId,
+          offerId: of.offerId,
+          vct: verified.vct,
+          issuer: verified.issuer,
+          claims: verified.claims,
+          compact: c.compact,
+          createdAt: new Date(now).toISOString(),
+        },
+      };
       // Status before it is stored: a revoked credential is refused, an unknown one kept.
-      status = await deps.status.statusOf({ format: "dc+sd-jwt", compact: c.compact });
+      status = await deps.status.statusOf(subjectOf(received));
       if (status.state === "revoked") {
         throw new CredentialRejected("it is revoked by its issuer (status list)");
       }
@@ -109,19 +129,24 @@ export async function verifyReceipt(
         `The credential from ${of.credentialIssuer} failed verification${which}: ${err.message}.`,
       );
     }
-    const now = deps.now();
-    const id = uuidv7(now);
-    statuses.set(id, status);
-    out.push({
-      id,
-      orgId: of.orgId,
-      offerId: of.offerId,
-      vct: verified.vct,
-      issuer: verified.issuer,
-      claims: verified.claims,
-      compact: c.compact,
-      createdAt: new Date(now).toISOString(),
-    });
+    statuses.set(received.record.id, status);
+    out.push(received.record);
   }
   return { records: out, statuses };
+}
+
+/** Adds the credentials of a receipt to `op`, each with the status it had on receipt. */
+export function addReceipt(
+  op: Deno.AtomicOperation,
+  credentials: Pick<CredentialStore, "add">,
+  receipt: Receipt,
+): void {
+  for (const record of receipt.records) {
+    credentials.add(
+      op,
+      record.orgId,
+      { format: "dc+sd-jwt", record },
+      receipt.statuses.get(record.id),
+    );
+  }
 }

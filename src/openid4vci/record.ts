@@ -1,7 +1,7 @@
 /**
  * Records of the OpenID4VCI holder: the offer record the API shows, its stored form (the
  * pre-authorized code and a deferred issuance's access token sealed, the offer and the issuer
- * metadata the accept needs), and stored SD-JWT VCs.
+ * metadata the accept needs). The SD-JWT VCs an offer brings are `credentials/`'s.
  *
  * @module
  */
@@ -9,7 +9,6 @@ import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/ope
 import type { Resealable } from "../crypto/mod.ts";
 import { keys } from "../kv/mod.ts";
 import type { Deferral } from "./issuance.ts";
-import type { CredentialStatus } from "../status/mod.ts";
 
 /** States of an offer record. */
 export type OfferState = "offer-received" | "deferred" | "done" | "declined" | "failed";
@@ -99,20 +98,3 @@ export const offerResealable: Resealable<StoredOffer> = {
     };
   },
 };
-
-/** A stored SD-JWT VC as the API shows it. No private key material. */
-export interface SdJwtCredentialRecord {
-  id: string;
-  orgId: string;
-  offerId: string;
-  vct: string;
-  issuer: string;
-  /** The issuer's plain claims and every disclosed claim, nested as in the payload. */
-  claims: Record<string, unknown>;
-  /** The SD-JWT as received. */
-  compact: string;
-  createdAt: string;
-}
-
-/** A stored SD-JWT VC as reads return it: with its top-level `status` (kept by `status/`). */
-export type SdJwtCredentialView = SdJwtCredentialRecord & { status: CredentialStatus };

@@ -1,11 +1,11 @@
 /**
- * OpenID4VCI holder routes: receive an offer, list and read offers, accept and decline, read the
- * stored SD-JWT VCs. Every route is org-scoped: any member (or the org's agent token); another
+ * OpenID4VCI holder routes: receive an offer, list and read offers, accept and decline (the
+ * SD-JWT VCs they bring are read through `credentials/`). Every route is org-scoped: any member (or the org's agent token); another
  * org's id under one's own org path is 404.
  *
  * @module
  */
-import { createRouter, jsonContent as json, orgRecordRoutes, PageQuery } from "../http/mod.ts";
+import { createRouter, jsonContent as json, orgRecordRoutes } from "../http/mod.ts";
 import { badRequest } from "../base/mod.ts";
 import type { Oid4vcHolder } from "./holder.ts";
 import {
@@ -15,8 +15,6 @@ import {
   OfferRecordSchema,
   OrgIdParams,
   ReceiveOfferBody,
-  SdJwtCredentialList,
-  SdJwtCredentialSchema,
 } from "./schemas.ts";
 
 /** What the routes use. */
@@ -100,24 +98,6 @@ export function openid4vcRoutes({ openid4vc }: Oid4vcRoutesDeps) {
     ok: json(OfferRecordSchema, "The offer, now declined."),
     errors: [400, 401, 403, 404, 409, 503],
   }, (orgId, id) => openid4vc.decline(orgId, id));
-
-  routes.list({
-    path: "/orgs/{orgId}/sd-jwt-credentials",
-    operationId: "listSdJwtCredentials",
-    summary: "The org's stored SD-JWT VCs, newest first",
-    query: PageQuery,
-    page: json(SdJwtCredentialList, "A page of credentials."),
-  }, (orgId, { cursor, limit }) => openid4vc.credentials(orgId, { cursor, limit }));
-
-  routes.record({
-    method: "get",
-    path: "/orgs/{orgId}/sd-jwt-credentials/{id}",
-    operationId: "getSdJwtCredential",
-    summary: "One stored SD-JWT VC",
-    params: OrgIdParams,
-    ok: json(SdJwtCredentialSchema, "The credential."),
-    errors: [400, 401, 403, 404, 503],
-  }, (orgId, id) => openid4vc.credential(orgId, id));
 
   return app;
 }

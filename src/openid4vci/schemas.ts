@@ -4,7 +4,6 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { CredentialStatusSchema } from "../status/mod.ts";
 import { pageOf, RecordIdParam, stateListQuery } from "../http/mod.ts";
 
 export const OFFER_STATES = ["offer-received", "deferred", "done", "declined", "failed"] as const;
@@ -52,19 +51,3 @@ export const OfferRecordSchema = z.object({
 
 /** A page of offers. */
 export const OfferList = pageOf(OfferRecordSchema, "OpenidCredentialOfferList");
-
-/** A stored SD-JWT VC. */
-export const SdJwtCredentialSchema = z.object({
-  id: z.string().openapi({ format: "uuid" }),
-  orgId: z.string(),
-  offerId: z.string(),
-  vct: z.string(),
-  issuer: z.string(),
-  claims: z.record(z.string(), z.unknown()),
-  compact: z.string(),
-  createdAt: z.string().openapi({ format: "date-time" }),
-  status: CredentialStatusSchema,
-}).openapi("SdJwtCredential");
-
-/** A page of SD-JWT VCs. */
-export const SdJwtCredentialList = pageOf(SdJwtCredentialSchema, "SdJwtCredentialList");

@@ -1,32 +1,13 @@
 /**
- * KV storage of the OpenID4VCI holder.
- *
- * Keys: `keys.oid4vcOffer(orgId, id)` → {@link StoredOffer}; `keys.sdJwtCredential(orgId, id)` →
- * the credential's head (everything but `claims` and `compact`) with its part count, and
- * `keys.sdJwtCredentialPart(orgId, id, i)` → up to `KV_DATA_MAX` bytes of the JSON of
- * `{claims, compact}`: a large SD-JWT never meets the KV value limit. A credential and its parts are written in one
- * atomic operation with the offer's change and its `credential.state_changed` event.
+ * KV storage of the OpenID4VCI holder's offers: `keys.oid4vcOffer(orgId, id)` →
+ * {@link StoredOffer}. An offer's change and its `credential.state_changed` event are written in
+ * one atomic operation (with the credentials it brings, which `credentials/` stores).
  *
  * @module
  */
-import { keys, listPage, listRecords, type Page } from "../kv/mod.ts";
-import { type CredentialStatus, type StatusService, withStatuses } from "../status/mod.ts";
+import { keys, listRecords, type Page } from "../kv/mod.ts";
 import { emit } from "../webhooks/mod.ts";
-import type {
-  OfferRecord,
-  OfferState,
-  SdJwtCredentialRecord,
-  SdJwtCredentialView,
-  StoredOffer,
-} from "./record.ts";
-import { KV_DATA_MAX } from "../base/mod.ts";
-
-const PART_BYTES = KV_DATA_MAX;
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** The stored head of a credential. */
-type CredentialHead = Omit<SdJwtCredentialRecord, "claims" | "compact"> & { parts: number };
+import type { OfferRecord, OfferState, StoredOffer } from "./record.ts";
 
 /** The offer's change event: the record plus `protocol` and the state it left. */
 function emitChange(
@@ -78,88 +59,4 @@ export function listOffers(
   q: { limit: number; cursor?: string; state?: OfferState },
 ): Promise<Page<OfferRecord>> {
   return listRecords(kv, keys.oid4vcOfferPrefix(orgId), q);
-}
-
-/** Adds a new stored credential (head and parts) to `op`. */
-export function addCredential(op: Deno.AtomicOperation, c: SdJwtCredentialRecord): void {
-  const { claims, compact, ...head } = c;
-  const bytes = encoder.encode(JSON.stringify({ claims, compact }));
-  const parts = Math.max(1, Math.ceil(bytes.length / PART_BYTES));
-  const key = keys.sdJwtCredential(c.orgId, c.id);
-  op.check({ key, versionstamp: null }).set(key, { ...head, parts } satisfies CredentialHead);
-  for (let i = 0; i < parts; i++) {
-    op.set(
-      keys.sdJwtCredentialPart(c.orgId, c.id, i),
-      bytes.slice(i * PART_BYTES, (i + 1) * PART_BYTES),
-    );
-  }
-}
-
-/** Adds stored credentials to `op`, each with its status when it has one (kept by `status/`). */
-export function addCredentials(
-  op: Deno.AtomicOperation,
-  status: StatusService,
-  credentials: SdJwtCredentialRecord[],
-  statuses: Map<string, CredentialStatus>,
-): void {
-  for (const c of credentials) {
-    addCredential(op, c);
-    const s = statuses.get(c.id);
-    if (s) {
-      status.record(op, {
-        orgId: c.orgId,
-        id: c.id,
-        subject: { format: "dc+sd-jwt", compact: c.compact },
-        status: s,
-      });
-    }
-  }
-}
-
-/** The credential from its head and parts, with its status (kept by `status/`). */
-async function withParts(kv: Deno.Kv, head: CredentialHead): Promise<SdJwtCredentialView> {
-  const partKeys = Array.from(
-    { length: head.parts },
-    (_, i) => keys.sdJwtCredentialPart(head.orgId, head.id, i),
-  );
-  const chunks: Uint8Array[] = [];
-  for (let i = 0; i < partKeys.length; i += 10) {
-    for (const e of await kv.getMany<Uint8Array[]>(partKeys.slice(i, i + 10))) {
-      if (!(e.value instanceof Uint8Array)) {
-        throw new Error(`credential ${head.id}: a part is missing`);
-      }
-      chunks.push(e.value);
-    }
-  }
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  const { claims, compact } = JSON.parse(decoder.decode(all));
-  const { parts: _parts, ...rest } = head;
-  return (await withStatuses(kv, head.orgId, [{ ...rest, claims, compact }]))[0]!;
-}
-
-/** One stored credential of `orgId`, or undefined. */
-export async function readCredential(
-  kv: Deno.Kv,
-  orgId: string,
-  id: string,
-): Promise<SdJwtCredentialView | undefined> {
-  const head = (await kv.get<CredentialHead>(keys.sdJwtCredential(orgId, id))).value;
-  return head ? await withParts(kv, head) : undefined;
-}
-
-/** One page of an org's stored SD-JWT VCs, newest first. */
-export function listCredentials(
-  kv: Deno.Kv,
-  orgId: string,
-  q: { limit: number; cursor?: string },
-): Promise<Page<SdJwtCredentialView>> {
-  return listPage<CredentialHead, SdJwtCredentialView>(kv, keys.sdJwtCredentialPrefix(orgId), {
-    ...q,
-    map: (head) => withParts(kv, head),
-  });
 }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { type DocumentLoader, ldpTypes, type StoredCredential } from "../credentials/mod.ts";
 import type { Oid4vpLibs } from "./libs.ts";
 import type { ClaimPath, QueryMatch, QueryMatches } from "./record.ts";
 import { isObject } from "../base/mod.ts";
@@ -24,6 +25,39 @@ export interface Candidate {
   types?: string[];
   /** SD-JWT VC: every claim (plain and disclosable); JSON-LD: the whole credential. */
   claims: Record<string, unknown>;
+  /** SD-JWT VC: the SD-JWT as received. */
+  compact?: string;
+}
+
+/**
+ * The org's presentable credentials as DCQL candidates: a JSON-LD credential answers `type_values`
+ * with its types as written and expanded over `loader`'s contexts (`ldpTypes`).
+ */
+export async function candidatesOf(
+  orgId: string,
+  stored: StoredCredential[],
+  loader: DocumentLoader,
+): Promise<Candidate[]> {
+  return await Promise.all(stored.map(async (c): Promise<Candidate> => {
+    const { record } = c;
+    if (c.format === "dc+sd-jwt") {
+      return {
+        id: record.id,
+        format: c.format,
+        createdAt: record.createdAt,
+        vct: c.record.vct,
+        claims: c.record.claims,
+        compact: c.record.compact,
+      };
+    }
+    return {
+      id: record.id,
+      format: c.format,
+      createdAt: record.createdAt,
+      types: await ldpTypes(`${orgId}/${record.id}`, c.record.credential, loader),
+      claims: c.record.credential,
+    };
+  }));
 }
 
 type Json = Record<string, unknown>;

@@ -8,22 +8,24 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import type { RemoteContexts } from "../credentials/mod.ts";
+import {
+  createDocumentLoader,
+  type CredentialStore,
+  type DocumentLoader,
+  type RemoteContexts,
+} from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../base/mod.ts";
 import { type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import { readAuthorizationRequest } from "./authorization_request.ts";
-import { type CredentialSource, type PresentableCredential, usable } from "./credential_source.ts";
-import { chooseCredentials, matchQuery } from "./dcql_match.ts";
+import { candidatesOf, chooseCredentials, matchQuery } from "./dcql_match.ts";
 import { openid4vpLibs } from "./libs.ts";
-import { buildVpToken, type StatusCheck } from "./presentation.ts";
+import { buildVpToken } from "./presentation.ts";
 import type {
   PresentationRequestRecord,
   PresentationState,
-  QueryMatch,
-  QueryMatches,
   StoredPresentationRequest,
 } from "./record.ts";
 import { SKEW_S } from "./request_signature.ts";
@@ -47,22 +49,18 @@ export interface Oid4vpHolderDeps {
   safeFetch: SafeFetch;
   dispatcher: Dispatcher;
   now: () => number;
-  /** The org's stored credentials. */
-  credentials: CredentialSource;
+  /**
+   * The org's stored credentials: those a presentation may use (checked now: revoked and suspended
+   * ones are neither offered nor presented).
+   */
+  credentials: Pick<CredentialStore, "presentable">;
   /** Refuses a URL the outbound policy does not allow. */
   checkUrl: (url: string) => Promise<unknown>;
   /** JSON-LD contexts kept under `JSONLD_CONTEXT_ALLOW` (presentations of credentials on them). */
   contexts?: RemoteContexts;
   /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
   anchors?: TrustAnchors;
-  /**
-   * A credential's status now, before it is offered (receive) and before it is presented
-   * (accept); without it only the recorded status counts (see {@link StatusCheck}).
-   */
-  checkStatus?: StatusCheck;
 }
-
-export type { StatusCheck };
 
 const LEASE_MS = 60_000;
 
@@ -70,10 +68,13 @@ const LEASE_MS = 60_000;
 export class Oid4vpHolder {
   readonly #d: Oid4vpHolderDeps;
   readonly #http: VerifierHttp;
+  /** Reads the contexts of JSON-LD credentials (their types answer `type_values`). */
+  readonly #loader: DocumentLoader;
 
   constructor(deps: Oid4vpHolderDeps) {
     this.#d = deps;
     this.#http = new VerifierHttp(deps.safeFetch);
+    this.#loader = createDocumentLoader({ remote: deps.contexts });
   }
 
   async #requireAgent(orgId: string): Promise<void> {
@@ -264,45 +265,13 @@ export class Oid4vpHolder {
 
   /**
    * A DCQL query evaluated against the org's credentials as they are now (on receipt, and again on
-   * accept): the libraries, the credentials, and each credential query's matches.
+   * accept): the libraries, the presentable credentials, and each credential query's matches.
    */
   async #evaluate(orgId: string, dcqlQuery: Record<string, unknown>) {
     const libs = await openid4vpLibs();
-    const credentials = await this.#d.credentials(orgId);
-    const queries = await this.#withoutRevoked(
-      orgId,
-      matchQuery(libs, dcqlQuery, credentials),
-      credentials,
-    );
-    return { libs, credentials, queries };
-  }
-
-  /**
-   * The queries with every match whose status, checked now, is `revoked` or `suspended` removed
-   * (one check per credential).
-   */
-  async #withoutRevoked(
-    orgId: string,
-    queries: QueryMatches[],
-    credentials: PresentableCredential[],
-  ): Promise<QueryMatches[]> {
-    const check = this.#d.checkStatus;
-    if (!check) return queries;
-    const verdicts = new Map<string, Promise<boolean>>();
-    const ok = (m: QueryMatch) => {
-      const key = `${m.format}/${m.credentialId}`;
-      let v = verdicts.get(key);
-      if (!v) {
-        const c = credentials.find((x) => x.id === m.credentialId && x.format === m.format)!;
-        v = check(orgId, c).then(usable);
-        verdicts.set(key, v);
-      }
-      return v;
-    };
-    return await Promise.all(queries.map(async (q) => {
-      const keep = await Promise.all(q.matches.map(ok));
-      return { ...q, matches: q.matches.filter((_, i) => keep[i]) };
-    }));
+    const stored = await this.#d.credentials.presentable(orgId);
+    const credentials = await candidatesOf(orgId, stored, this.#loader);
+    return { libs, credentials, queries: matchQuery(libs, dcqlQuery, credentials) };
   }
 
   /** Posts a form to the request's `response_uri`; 5xx and no answer are 502. */

@@ -5,12 +5,7 @@
  *
  * @module
  */
-export {
-  type CredentialStatusCheck,
-  type PresentableStatus,
-  ProofProver,
-  type ProverDeps,
-} from "./prover.ts";
+export { ProofProver, type ProverDeps } from "./prover.ts";
 export { proofRoutes, type ProofRoutesDeps } from "./routes.ts";
 export { PROOF_AUTO_ACCEPT_KIND, registerProverHandlers } from "./inbound.ts";
 export { proofAutoAcceptHandler } from "./auto_accept.ts";

@@ -8,8 +8,8 @@
  * @module
  */
 import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mod.ts";
-import type { HolderDidcomm, W3cCredentialRecord } from "../issue_credential/mod.ts";
-import type { RemoteContexts } from "../credentials/mod.ts";
+import type { HolderDidcomm } from "../issue_credential/mod.ts";
+import type { CredentialStore, RemoteContexts } from "../credentials/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
 import { type DidCommMessage, queueOnRecordConnection } from "../didcomm/mod.ts";
 import { AppError, badRequest, conflict, notFound } from "../base/mod.ts";
@@ -28,18 +28,6 @@ import {
 import type { PeRequest } from "./request.ts";
 import { addProofUpdate, listProofs, readOrgProof, readProof, readProofRequest } from "./store.ts";
 
-/** A stored credential's status as far as presenting goes. */
-export type PresentableStatus = "valid" | "revoked" | "suspended" | "unknown";
-
-/**
- * Tells a stored credential's status before it is offered as a match. Revoked and suspended
- * credentials are never offered.
- */
-export type CredentialStatusCheck = (
-  orgId: string,
-  credential: W3cCredentialRecord,
-) => Promise<PresentableStatus>;
-
 /** What the prover is built from. */
 export interface ProverDeps {
   kv: Deno.Kv;
@@ -51,20 +39,14 @@ export interface ProverDeps {
   /** The org wallets: the agent key's private half, opened only to sign. */
   wallet: { openKey(orgId: string, keyId: string): Promise<WalletKey | undefined> };
   didcomm: HolderDidcomm;
-  /** The org's stored W3C credentials, newest first. */
-  credentials: {
-    listW3c(orgId: string, q: { limit: number; cursor?: string }): Promise<
-      Page<W3cCredentialRecord>
-    >;
-  };
-  /** The status check before a presentation (see {@link CredentialStatusCheck}). */
-  credentialStatus: CredentialStatusCheck;
+  /**
+   * The org's stored credentials: the W3C ones a presentation may use (checked now: revoked and
+   * suspended ones are never offered).
+   */
+  credentials: Pick<CredentialStore, "presentable">;
   /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store), used by credentials. */
   contexts?: RemoteContexts;
 }
-
-/** Most stored credentials considered for one request. */
-const MAX_CANDIDATES = 1000;
 
 /** The prover side of Present Proof 2.0 for every org of the service. */
 export class ProofProver {
@@ -140,22 +122,11 @@ export class ProofProver {
     return { ...ev, candidates };
   }
 
-  /** The org's stored W3C credentials, newest first, without revoked or suspended ones. */
+  /** The org's presentable W3C credentials, newest first (`credentials/`: checked now). */
   async #candidates(orgId: string): Promise<Candidate[]> {
-    const out: Candidate[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.#d.credentials.listW3c(orgId, { limit: 200, cursor });
-      for (const r of page.data) {
-        // STATUS CALL POINT: the status feature's check before a presentation plugs in here
-        // (compose.ts passes it as `credentialStatus`).
-        const status = await this.#d.credentialStatus(orgId, r);
-        if (status === "revoked" || status === "suspended") continue;
-        out.push({ id: r.id, credential: r.credential });
-      }
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor && out.length < MAX_CANDIDATES);
-    return out;
+    return (await this.#d.credentials.presentable(orgId, ["ldp_vc"])).flatMap((c) =>
+      c.format === "ldp_vc" ? [{ id: c.record.id, credential: c.record.credential }] : []
+    );
   }
 
   /**

@@ -102,7 +102,7 @@ Deno.test("accept-request: a selection picks an older credential; a wrong one is
 Deno.test("a revoked or suspended credential is never offered as a match", async () => {
   const banned = new Set<string>();
   const ctx = await createProofContext({
-    status: (_org, r) => Promise.resolve(banned.has(r.id) ? "revoked" : "valid"),
+    status: (_org, c) => Promise.resolve(banned.has(c.record.id) ? "revoked" : "valid"),
   });
   try {
     const good = await ctx.store({ name: "Alice" });

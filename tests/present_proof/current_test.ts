@@ -18,7 +18,7 @@ const matchIds = (rec: Json) =>
 Deno.test("an open proof request is evaluated again when read: a credential stored after it makes it answerable, a revoked one is no longer offered, nothing is written", async () => {
   const banned = new Set<string>();
   const ctx = await createProofContext({
-    status: (_org, r) => Promise.resolve(banned.has(r.id) ? "revoked" : "valid"),
+    status: (_org, c) => Promise.resolve(banned.has(c.record.id) ? "revoked" : "valid"),
   });
   try {
     const { req, rec } = await receiveRequest(ctx);

@@ -6,9 +6,8 @@
  */
 import * as vc from "@digitalbazaar/vc";
 import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
-import type { CredentialStatusCheck } from "../../src/present_proof/mod.ts";
 import { proverHandlers } from "../../src/present_proof/inbound.ts";
-import { addW3cCredential, newW3cRecord } from "../../src/issue_credential/store.ts";
+import { newW3cRecord, type PresentationCheck } from "../../src/credentials/mod.ts";
 import type { CredentialExchangeRecord } from "../../src/issue_credential/mod.ts";
 import { createDocumentLoader } from "../../src/credentials/jsonld/document_loader.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
@@ -59,7 +58,7 @@ export interface StoreOptions {
 
 /** Builds the context: org `org-a` with a configured agent and one (fake) connection. */
 export async function createProofContext(
-  opts: { status?: CredentialStatusCheck; env?: Record<string, string>; now?: () => number } = {},
+  opts: { status?: PresentationCheck; env?: Record<string, string>; now?: () => number } = {},
 ): Promise<ProofContext> {
   const port = new FakeDidcomm(Date.now);
   const ctx = await createTestContext({
@@ -126,7 +125,10 @@ export async function createProofContext(
       const id = uuidv7(Date.now());
       const exchange = { id: crypto.randomUUID(), connectionId } as CredentialExchangeRecord;
       const op = ctx.kv.atomic();
-      addW3cCredential(op, orgId, newW3cRecord({ id, credential: vc, exchange, now: Date.now() }));
+      ctx.services.credentials.add(op, orgId, {
+        format: "ldp_vc",
+        record: newW3cRecord({ id, credential: vc, exchange, now: Date.now() }),
+      });
       await op.commit();
       // uuidv7 of the same millisecond still sorts by creation: wait for the next one.
       await new Promise((r) => setTimeout(r, 2));
