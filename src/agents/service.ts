@@ -70,8 +70,8 @@ export interface AgentServiceDeps {
     endpoint: string,
     now: number,
   ) => void;
-  /** True while the org has DIDComm connections (removal then needs `force`). */
-  hasConnections?: (orgId: string) => Promise<boolean>;
+  /** The org's DIDComm connections: while it has any, removal needs `force`. */
+  connections?: { hasConnections(orgId: string): Promise<boolean> };
 }
 
 const ALREADY =
@@ -211,7 +211,7 @@ export class AgentService {
     const { kv } = this.#d;
     const gone = () => notFound(`Organization "${orgId}" has no agent configured.`);
     if (!(await readAgent(kv, orgId)).value) throw gone();
-    if (!opts.force && await this.#d.hasConnections?.(orgId)) {
+    if (!opts.force && await this.#d.connections?.hasConnections(orgId)) {
       throw conflict(
         `Organization "${orgId}" has connections; remove them first or use ?force=true.`,
       );

@@ -7,7 +7,8 @@
  * @module
  */
 import { createApp } from "../app.ts";
-import { buildServices, rotateSecrets, type Services } from "../compose.ts";
+import { buildServices, resealables, type Services } from "../compose.ts";
+import { rotateSecrets } from "../crypto/mod.ts";
 import { type Config, decodeSecretsKey } from "../config/mod.ts";
 import { devBanner, devPublicJwk, loadDevSecrets, mintDevToken } from "../dev/mod.ts";
 import { log } from "../base/mod.ts";
@@ -62,7 +63,7 @@ export async function startApp(config: Config, options: StartOptions): Promise<S
   });
   if (config.previousSecretsKeys.length > 0) {
     // A SECRETS_KEY rotation is under way: seal everything under the new key, in the background.
-    rotateSecrets(kv, services.secrets).catch((err) =>
+    rotateSecrets(kv, services.secrets, resealables).catch((err) =>
       log("error", "re-sealing under the new SECRETS_KEY failed", { error: err })
     );
   }

@@ -28,8 +28,15 @@ export { ldpTypes } from "./jsonld/ldp_types.ts";
 export { type LdpSigningKey, presentLdp } from "./jsonld/present.ts";
 export { signPresentation, type SignPresentationOptions } from "./jsonld/sign_presentation.ts";
 export type { LdProofSuiteName } from "./jsonld/suite.ts";
-export type { DocumentLoader, LdDidDocument, RemoteContexts, ResolveDid } from "./jsonld/types.ts";
 export {
+  type DocumentLoader,
+  type LdDidDocument,
+  type RemoteContexts,
+  type ResolveDid,
+  resolveDidWith,
+} from "./jsonld/types.ts";
+export {
+  ldVerifier,
   verifyCredential,
   type VerifyCredentialOptions,
   type VerifyCredentialResult,

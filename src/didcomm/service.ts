@@ -15,14 +15,8 @@ import {
   connectionView,
   getConnection,
 } from "./connections/record.ts";
-import { receiveInvitation, registerHandshakeHandlers } from "./connections/invitation.ts";
-import {
-  didRotationHandler,
-  hangUp,
-  registerRotatingHandlers,
-  ROTATE_KIND,
-} from "./connections/rotate_ours.ts";
-import { registerObservingHandlers } from "./connections/rotate_theirs.ts";
+import { receiveInvitation } from "./connections/invitation.ts";
+import { didRotationHandler, hangUp, ROTATE_KIND } from "./connections/rotate_ours.ts";
 import type { DidcommDeps } from "./deps.ts";
 import { MessageHandlers } from "./handlers.ts";
 import { INBOUND_KIND, inboundProcessingHandler, receiveEnvelope } from "./inbound.ts";
@@ -33,20 +27,18 @@ import {
   type QueueMessageInput,
   queueMessageOn,
 } from "./outbound.ts";
-import { registerTrustPingHandlers } from "./trust_ping.ts";
 
 /** The holder-side DIDComm agent of every configured org. */
 export class DidcommService {
-  /** The message handlers by type; the credential exchange registers its own here. */
+  /**
+   * The message handlers by type, the layer's own and every protocol's: the composition
+   * registers them all here (`compose.ts`, one list).
+   */
   readonly handlers: MessageHandlers = new MessageHandlers();
   readonly #d: DidcommDeps;
 
   constructor(deps: DidcommDeps) {
     this.#d = deps;
-    registerHandshakeHandlers(this.handlers, deps);
-    registerRotatingHandlers(this.handlers);
-    registerObservingHandlers(this.handlers, deps.resolver);
-    registerTrustPingHandlers(this.handlers);
   }
 
   /** The outbox handlers of the layer by kind: delivery, inbound processing, DID rotation. */
@@ -130,29 +122,5 @@ export class DidcommService {
     } catch (err) {
       throw new AppError("bad_request", 400, (err as Error).message);
     }
-  }
-}
-
-/**
- * Queues a message on the connection an exchange record uses, inside `op`, through `didcomm`
- * (the service or a stand-in). `record` names the record (`Proof exchange "…"`): when the
- * connection no longer exists the record still does, so that is a 409 naming both, not a 404.
- */
-export async function queueOnRecordConnection(
-  didcomm: { queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void> },
-  op: Deno.AtomicOperation,
-  record: string,
-  input: QueueMessageInput,
-): Promise<void> {
-  try {
-    await didcomm.queueMessage(op, input);
-  } catch (err: unknown) {
-    if (err instanceof AppError && err.status === 404) {
-      throw conflict(
-        `${record} uses connection "${input.connectionId}", which no longer exists; no message ` +
-          "can be sent on it.",
-      );
-    }
-    throw err;
   }
 }

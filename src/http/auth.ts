@@ -192,3 +192,37 @@ export function hasOrgRole(p: Principal, orgId: string, roles: readonly string[]
   const mine = Object.hasOwn(p.orgs, orgId) ? p.orgs[orgId]! : [];
   return mine.some((r) => roles.includes(r));
 }
+
+/** The identity provider's settings (`config.auth`). */
+export interface IdentityProvider {
+  issuer: string;
+  audience: string[];
+  algorithms: string[];
+  /** `AUTH_JWKS_URL`: the provider's keys, fetched and cached. */
+  jwksUrl?: string;
+  /** `AUTH_PUBLIC_KEY`: its one key (PEM or JWK), when there is no JWKS URL. */
+  publicKey?: string;
+}
+
+/**
+ * The verifier of the identity provider's user tokens: its keys from the JWKS URL (fetched with
+ * `jwksTimeoutMs`, cached 10 min, refetched at most every 30 s) or its one configured key.
+ */
+export function userTokenVerifier(
+  idp: IdentityProvider,
+  opts: { now?: () => number; jwksTimeoutMs?: number } = {},
+): TokenVerifier {
+  return createTokenVerifier({
+    issuer: idp.issuer,
+    audience: idp.audience,
+    algorithms: idp.algorithms,
+    key: idp.jwksUrl
+      ? jose.createRemoteJWKSet(new URL(idp.jwksUrl), {
+        timeoutDuration: opts.jwksTimeoutMs ?? 5000,
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+      })
+      : staticKeyGetter(idp.publicKey!),
+    kind: "user",
+  }, { now: opts.now });
+}

@@ -9,12 +9,14 @@ export {
   ADMIN_ROLES,
   createTokenVerifier,
   hasOrgRole,
+  type IdentityProvider,
   MEMBER_ROLES,
   type Principal,
   rolesFromClaims,
   staticKeyGetter,
   type TokenVerifier,
   type TrustedIssuer,
+  userTokenVerifier,
 } from "./auth.ts";
 export {
   assertOrgId,

@@ -10,13 +10,9 @@
  */
 import type { AgentRecord, AutoAcceptPolicy } from "../agents/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
-import {
-  type DidCommMessage,
-  type QueueMessageInput,
-  queueOnRecordConnection,
-} from "../didcomm/mod.ts";
-import { AppError, conflict, notFound } from "../base/mod.ts";
-import { atomicUpdate, type Page } from "../kv/mod.ts";
+import { type ExchangeDidcomm, ExchangeKit, type ExchangeProtocol } from "../didcomm/mod.ts";
+import { conflict } from "../base/mod.ts";
+import type { Page } from "../kv/mod.ts";
 import type { StatusService } from "../status/mod.ts";
 import type { CredentialStore, RemoteContexts, ResolveDid } from "../credentials/mod.ts";
 import { buildRequestDetail, type LdProofVcDetail } from "./jsonld_format.ts";
@@ -24,17 +20,31 @@ import { ackMessage, PROBLEM_CODES, problemReportMessage, requestMessage } from 
 import {
   type CredentialExchangeRecord,
   type CredentialState,
+  FINAL_STATES,
   type StoredExchange,
   withState,
-  wrongStateMessage,
 } from "./record.ts";
-import { addExchangeUpdate, listExchanges, readExchange, readOrgExchange } from "./store.ts";
+import {
+  addExchangeUpdate,
+  listExchanges,
+  readExchange,
+  readExchangeByThread,
+  readOrgExchange,
+} from "./store.ts";
 
-/** What the holder needs of the DIDComm layer: queueing a message inside a commit. */
-export interface HolderDidcomm {
-  /** Adds `message` for the connection to `op`; 404 unknown connection, 409 not completed. */
-  queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void>;
-}
+/** Issue Credential 2.0 as the DIDComm exchange kit drives it. */
+const ISSUE_CREDENTIAL: ExchangeProtocol<StoredExchange> = {
+  name: "Credential exchange",
+  problemReport: problemReportMessage,
+  finalStates: FINAL_STATES,
+  withState: (stored, state, now, errorMessage) => ({
+    ...stored,
+    record: withState(stored.record, state, now, errorMessage ? { errorMessage } : {}),
+  }),
+  read: readOrgExchange,
+  readByThread: readExchangeByThread,
+  addUpdate: addExchangeUpdate,
+};
 
 /** What the holder is built from. */
 export interface HolderDeps {
@@ -44,7 +54,7 @@ export interface HolderDeps {
   now: () => number;
   /** The org agents: the auto-accept policy and the holder key. */
   agents: { find(orgId: string): Promise<AgentRecord | undefined> };
-  didcomm: HolderDidcomm;
+  didcomm: ExchangeDidcomm;
   /** Resolves issuer DIDs for proof verification (the service's resolver). */
   resolveDid: ResolveDid;
   /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store); default none. */
@@ -64,9 +74,12 @@ export interface AcceptOfferOptions {
 /** The holder side of Issue Credential 2.0 for every org of the service. */
 export class CredentialHolder {
   readonly #d: HolderDeps;
+  /** The DIDComm exchange kit of Issue Credential (replies, lookups, transitions, queueing). */
+  readonly exchanges: ExchangeKit<StoredExchange>;
 
   constructor(deps: HolderDeps) {
     this.#d = deps;
+    this.exchanges = new ExchangeKit(deps, ISSUE_CREDENTIAL);
   }
 
   /** Resolves issuer DIDs for proof verification. */
@@ -117,55 +130,6 @@ export class CredentialHolder {
     return verkeyToDidKey(agent.verkey);
   }
 
-  /**
-   * Moves exchange `id` of `orgId` from `from` to the state `step` returns, inside one
-   * version-checked commit that also carries what `step` adds to the operation.
-   */
-  async transition(
-    orgId: string,
-    id: string,
-    from: CredentialState,
-    step: (
-      stored: StoredExchange,
-      op: Deno.AtomicOperation,
-      now: number,
-    ) => Promise<StoredExchange>,
-  ): Promise<CredentialExchangeRecord> {
-    const { kv } = this.#d;
-    const next = await atomicUpdate(kv, async (op) => {
-      const entry = await readOrgExchange(kv, orgId, id);
-      if (!entry) throw notFound(`No credential exchange record "${id}" exists.`);
-      const state = entry.value.record.state;
-      if (state !== from) throw conflict(wrongStateMessage(id, state, from));
-      const now = this.#d.now();
-      const next = await step(entry.value, op, now);
-      addExchangeUpdate(op, entry, next, now);
-      return next;
-    }, {
-      conflict: () => new AppError("conflict", 409, "The record is changing too fast; try again."),
-    });
-    this.#d.dispatcher.wake();
-    return next.record;
-  }
-
-  /** Queues `message` on the exchange's connection inside `op` (409 when it no longer exists). */
-  async queue(op: Deno.AtomicOperation, stored: StoredExchange, message: DidCommMessage) {
-    const { orgId, record } = stored;
-    await queueOnRecordConnection(this.#d.didcomm, op, `Credential exchange "${record.id}"`, {
-      orgId,
-      connectionId: record.connectionId,
-      message,
-    });
-  }
-
-  /** Queues `message` on a connection inside `op` (replies to inbound messages). */
-  async queueOn(
-    op: Deno.AtomicOperation,
-    input: { orgId: string; connectionId: string; message: DidCommMessage },
-  ): Promise<void> {
-    await this.#d.didcomm.queueMessage(op, input);
-  }
-
   /** `offer-received` → `request-sent`: sends the request for the offered credential. */
   async acceptOffer(
     orgId: string,
@@ -173,13 +137,13 @@ export class CredentialHolder {
     opts: AcceptOfferOptions = {},
   ): Promise<CredentialExchangeRecord> {
     const holderDid = opts.bindSubjectDid ? await this.holderDid(orgId) : undefined;
-    return await this.transition(orgId, id, "offer-received", async (stored, op, now) => {
+    return await this.exchanges.transition(orgId, id, "offer-received", async (stored, op, now) => {
       const offer = stored.format.offer as LdProofVcDetail | undefined;
       if (!offer) {
         throw conflict(`Credential exchange "${id}" has no JSON-LD offer to accept.`);
       }
       const request = buildRequestDetail(offer, holderDid);
-      await this.queue(op, stored, requestMessage(stored.record.threadId, request));
+      await this.exchanges.queue(op, stored, requestMessage(stored.record.threadId, request));
       return {
         ...stored,
         record: withState(stored.record, "request-sent", now),
@@ -190,8 +154,8 @@ export class CredentialHolder {
 
   /** `offer-received` → `declined`, telling the issuer with a problem report. */
   async declineOffer(orgId: string, id: string): Promise<CredentialExchangeRecord> {
-    return await this.transition(orgId, id, "offer-received", async (stored, op, now) => {
-      await this.queue(
+    return await this.exchanges.transition(orgId, id, "offer-received", async (stored, op, now) => {
+      await this.exchanges.queue(
         op,
         stored,
         problemReportMessage(
@@ -206,9 +170,14 @@ export class CredentialHolder {
 
   /** `credential-received` → `done`, with the ack in the same commit. */
   async acceptCredential(orgId: string, id: string): Promise<CredentialExchangeRecord> {
-    return await this.transition(orgId, id, "credential-received", async (stored, op, now) => {
-      await this.queue(op, stored, ackMessage(stored.record.threadId));
-      return { ...stored, record: withState(stored.record, "done", now) };
-    });
+    return await this.exchanges.transition(
+      orgId,
+      id,
+      "credential-received",
+      async (stored, op, now) => {
+        await this.exchanges.queue(op, stored, ackMessage(stored.record.threadId));
+        return { ...stored, record: withState(stored.record, "done", now) };
+      },
+    );
   }
 }

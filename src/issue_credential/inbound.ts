@@ -9,13 +9,8 @@
  *
  * @module
  */
-import {
-  describeProblemReport,
-  type InboundContext,
-  type MessageHandlers,
-} from "../didcomm/mod.ts";
+import { errorMessage, type ExchangeHandler, type ExchangeInbound } from "../didcomm/mod.ts";
 import { uuidv7 } from "../kv/mod.ts";
-import { log } from "../base/mod.ts";
 import { enqueue } from "../outbox/mod.ts";
 import {
   newW3cRecord,
@@ -33,8 +28,8 @@ import {
   problemReportMessage,
   threadIdOf,
 } from "./messages.ts";
-import { FINAL_STATES, newHolderRecord, type StoredExchange, withState } from "./record.ts";
-import { addExchangeUpdate, addNewExchange, readExchangeByThread } from "./store.ts";
+import { newHolderRecord, type StoredExchange, withState } from "./record.ts";
+import { addExchangeUpdate, addNewExchange } from "./store.ts";
 
 /** Outbox kind of automatic accept steps (auto-accept policy). */
 export const AUTO_ACCEPT_KIND = "credential_auto_accept";
@@ -46,57 +41,12 @@ export interface AutoAcceptPayload {
   step: "accept-offer" | "accept-credential";
 }
 
-/**
- * What the holder's handlers read of a received message: the DIDComm layer's `InboundContext`
- * (its writes go to `op`, committed with the message's processed marker).
- */
-export type InboundMessage = Pick<
-  InboundContext,
-  "orgId" | "connectionId" | "message" | "op" | "now"
->;
-
-/** A handler of one message type. */
-export type HolderMessageHandler = (inbound: InboundMessage) => Promise<void>;
-
 /** Inbound message handlers of the holder, keyed by message type. */
-export function holderHandlers(
-  holder: CredentialHolder,
-  kv: Deno.Kv,
-): Record<string, HolderMessageHandler> {
-  /** Adds a problem report to the sender to `inbound.op`; logs only when there is no connection. */
-  async function reply(inbound: InboundMessage, threadId: string, code: string, en: string) {
-    log("warn", "credential exchange problem", {
-      orgId: inbound.orgId,
-      connectionId: inbound.connectionId,
-      threadId,
-      type: inbound.message["@type"],
-      code,
-      reason: en,
-    });
-    if (!inbound.connectionId) return;
-    try {
-      await holder.queueOn(inbound.op, {
-        orgId: inbound.orgId,
-        connectionId: inbound.connectionId,
-        message: problemReportMessage(threadId, code, en),
-      });
-    } catch (err: unknown) {
-      log("warn", "problem report not queued", {
-        orgId: inbound.orgId,
-        error: err instanceof Error ? err.message : String(err),
-      });
-    }
-  }
-
-  /** The exchange of a message's thread on the sender's connection, or null. */
-  async function exchangeOf(inbound: InboundMessage, threadId: string) {
-    const entry = await readExchangeByThread(kv, inbound.orgId, threadId);
-    if (!entry || entry.value.record.connectionId !== inbound.connectionId) return null;
-    return entry;
-  }
+export function holderHandlers(holder: CredentialHolder): Record<string, ExchangeHandler> {
+  const kit = holder.exchanges;
 
   /** Queues an automatic step in `op` when the org's policy asks for it. */
-  async function autoStep(inbound: InboundMessage, id: string, step: AutoAcceptPayload["step"]) {
+  async function autoStep(inbound: ExchangeInbound, id: string, step: AutoAcceptPayload["step"]) {
     const policy = await holder.autoAcceptPolicy(inbound.orgId);
     const wanted = step === "accept-offer" ? policy === "always" : policy !== "never";
     if (!wanted) return;
@@ -104,17 +54,17 @@ export function holderHandlers(
     enqueue(inbound.op, { kind: AUTO_ACCEPT_KIND, orgId: inbound.orgId, payload }, inbound.now);
   }
 
-  async function onOffer(inbound: InboundMessage): Promise<void> {
+  async function onOffer(inbound: ExchangeInbound): Promise<void> {
     const { orgId, connectionId, message, op, now } = inbound;
     const threadId = threadIdOf(message);
     if (!threadId) {
-      return await reply(inbound, "", PROBLEM_CODES.malformed, "The offer has no @id.");
+      return await kit.reply(inbound, "", PROBLEM_CODES.malformed, "The offer has no @id.");
     }
     if (!connectionId) {
-      return await reply(inbound, threadId, PROBLEM_CODES.unexpected, "No connection.");
+      return await kit.reply(inbound, threadId, PROBLEM_CODES.unexpected, "No connection.");
     }
-    if (await readExchangeByThread(kv, orgId, threadId)) {
-      return await reply(
+    if (await kit.readByThread(orgId, threadId)) {
+      return await kit.reply(
         inbound,
         threadId,
         PROBLEM_CODES.unexpected,
@@ -123,7 +73,7 @@ export function holderHandlers(
     }
     const parsed = parseOffer(message);
     if (!parsed.ok && parsed.kind === "malformed") {
-      return await reply(
+      return await kit.reply(
         inbound,
         threadId,
         PROBLEM_CODES.malformed,
@@ -137,7 +87,7 @@ export function holderHandlers(
       state: parsed.ok ? "offer-received" : "abandoned",
       credentialAttributes: parsed.ok ? parsed.attributes : [],
       metadata: parsed.ok ? parsed.metadata : parsed.metadata ?? {},
-      ...(parsed.ok ? {} : { errorMessage: `${PROBLEM_CODES.abandoned}: ${parsed.reason}` }),
+      ...(parsed.ok ? {} : { errorMessage: errorMessage(PROBLEM_CODES.abandoned, parsed.reason) }),
       now,
     });
     const stored: StoredExchange = {
@@ -153,7 +103,7 @@ export function holderHandlers(
     if (parsed.ok) {
       await autoStep(inbound, record.id, "accept-offer");
     } else {
-      await holder.queueOn(op, {
+      await kit.queueOn(op, {
         orgId,
         connectionId,
         message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, parsed.reason),
@@ -161,12 +111,12 @@ export function holderHandlers(
     }
   }
 
-  async function onCredential(inbound: InboundMessage): Promise<void> {
+  async function onCredential(inbound: ExchangeInbound): Promise<void> {
     const { orgId, message, op, now } = inbound;
     const threadId = threadIdOf(message) ?? "";
-    const entry = await exchangeOf(inbound, threadId);
+    const entry = await kit.exchangeOf(inbound);
     if (!entry) {
-      return await reply(
+      return await kit.reply(
         inbound,
         threadId,
         PROBLEM_CODES.unexpected,
@@ -175,7 +125,7 @@ export function holderHandlers(
     }
     const stored = entry.value;
     if (stored.record.state !== "request-sent" || !stored.format.request) {
-      return await reply(
+      return await kit.reply(
         inbound,
         threadId,
         PROBLEM_CODES.unexpected,
@@ -185,7 +135,7 @@ export function holderHandlers(
     }
     const parsed = parseIssuedCredential(message);
     if (!parsed.ok) {
-      return await reply(
+      return await kit.reply(
         inbound,
         threadId,
         PROBLEM_CODES.malformed,
@@ -217,10 +167,10 @@ export function holderHandlers(
       next = {
         ...stored,
         record: withState(stored.record, "abandoned", now, {
-          errorMessage: `${PROBLEM_CODES.abandoned}: ${problem}`.slice(0, 1000),
+          errorMessage: errorMessage(PROBLEM_CODES.abandoned, problem),
         }),
       };
-      await holder.queueOn(op, {
+      await kit.queueOn(op, {
         orgId,
         connectionId: stored.record.connectionId,
         message: problemReportMessage(threadId, PROBLEM_CODES.abandoned, problem),
@@ -241,40 +191,9 @@ export function holderHandlers(
     addExchangeUpdate(op, entry, next, now);
   }
 
-  async function onProblemReport(inbound: InboundMessage): Promise<void> {
-    const { message, op, now } = inbound;
-    const threadId = threadIdOf(message) ?? "";
-    const entry = await exchangeOf(inbound, threadId);
-    // Never answer a problem report with one (no loops); unknown threads are only logged.
-    if (!entry || FINAL_STATES.includes(entry.value.record.state)) {
-      log("info", "problem report for no open credential exchange", {
-        orgId: inbound.orgId,
-        threadId,
-      });
-      return;
-    }
-    addExchangeUpdate(op, entry, {
-      ...entry.value,
-      record: withState(entry.value.record, "abandoned", now, {
-        errorMessage: describeProblemReport(message),
-      }),
-    }, now);
-  }
-
   return {
     [ISSUE_CREDENTIAL_V2.offer]: onOffer,
     [ISSUE_CREDENTIAL_V2.credential]: onCredential,
-    [ISSUE_CREDENTIAL_V2.problemReport]: onProblemReport,
+    [ISSUE_CREDENTIAL_V2.problemReport]: (inbound) => kit.abandonOnProblemReport(inbound),
   };
-}
-
-/** Registers the holder's handlers (offer, credential, problem report) with the DIDComm layer. */
-export function registerHolderHandlers(
-  handlers: MessageHandlers,
-  holder: CredentialHolder,
-  kv: Deno.Kv,
-): void {
-  for (const [type, handler] of Object.entries(holderHandlers(holder, kv))) {
-    handlers.register(type, handler);
-  }
 }

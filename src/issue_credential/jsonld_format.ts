@@ -9,6 +9,7 @@
 import type { CredentialAttribute } from "./record.ts";
 import { LD_PROOF_VC, LD_PROOF_VC_DETAIL } from "./messages.ts";
 import { isObject } from "../base/mod.ts";
+import { findFormatAttachment } from "../didcomm/mod.ts";
 
 /** A decoded `ld-proof-vc-detail`: the credential to issue and the proof options. */
 export interface LdProofVcDetail extends Record<string, unknown> {
@@ -26,9 +27,6 @@ const ANONCREDS_FORMATS = [
   "hlindy/cred@v2.0",
   "anoncreds/credential@v1.0",
 ];
-
-/** Largest decoded attachment accepted (bytes). */
-const MAX_ATTACHMENT = 256 * 1024;
 
 /** Result of reading an offer. */
 export type OfferParse =
@@ -48,57 +46,6 @@ export type OfferParse =
   };
 
 type Json = Record<string, unknown>;
-/** Decodes an attachment's `data.json` or `data.base64` to a JSON value. */
-export function decodeAttachment(attachment: unknown): { ok: true; value: unknown } | {
-  ok: false;
-  reason: string;
-} {
-  if (!isObject(attachment) || !isObject(attachment.data)) {
-    return { ok: false, reason: "the attachment has no data" };
-  }
-  const data = attachment.data;
-  if (data.json !== undefined) return { ok: true, value: data.json };
-  if (typeof data.base64 !== "string") {
-    return { ok: false, reason: "the attachment data is neither json nor base64" };
-  }
-  try {
-    const b64 = data.base64.replace(/-/g, "+").replace(/_/g, "/").replace(/\s/g, "");
-    const bin = atob(b64.padEnd(Math.ceil(b64.length / 4) * 4, "="));
-    if (bin.length > MAX_ATTACHMENT) {
-      return { ok: false, reason: `the attachment is larger than ${MAX_ATTACHMENT} bytes` };
-    }
-    const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
-  } catch {
-    return { ok: false, reason: "the attachment's base64 data is not base64 of UTF-8 JSON" };
-  }
-}
-
-/**
- * Finds the attachment of `format` through the message's `formats` list and decodes it.
- * `attachKey` is e.g. `offers~attach`.
- */
-export function findFormatAttachment(
-  message: Json,
-  attachKey: string,
-  format: string,
-): { ok: true; value: unknown } | { ok: false; reason: string } {
-  const formats = message.formats;
-  const attachments = message[attachKey];
-  if (!Array.isArray(formats) || !Array.isArray(attachments)) {
-    return { ok: false, reason: `the message has no "formats" or "${attachKey}" list` };
-  }
-  const spec = formats.find((f) => isObject(f) && f.format === format);
-  if (!isObject(spec) || typeof spec.attach_id !== "string") {
-    return { ok: false, reason: `no "${format}" entry in "formats"` };
-  }
-  const attachment = attachments.find((a) => isObject(a) && a["@id"] === spec.attach_id);
-  if (!attachment) {
-    return { ok: false, reason: `no attachment "${spec.attach_id}" in "${attachKey}"` };
-  }
-  return decodeAttachment(attachment);
-}
-
 /** Checks the shape of an `ld-proof-vc-detail`. */
 export function checkDetail(value: unknown): { ok: true; detail: LdProofVcDetail } | {
   ok: false;

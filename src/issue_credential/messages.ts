@@ -5,7 +5,7 @@
  * @module
  */
 import { isObject } from "../base/mod.ts";
-import { type DidCommMessage, threadProblemReport } from "../didcomm/mod.ts";
+import { type DidCommMessage, formatAttachment, threadProblemReport } from "../didcomm/mod.ts";
 
 const BASE = "https://didcomm.org/issue-credential/2.0";
 
@@ -43,32 +43,6 @@ export function threadIdOf(message: Record<string, unknown>): string | undefined
   }
   const id = message["@id"];
   return typeof id === "string" && id.length > 0 ? id : undefined;
-}
-
-/** Base64 (standard, padded) of a JSON value's UTF-8 text. */
-export function jsonToBase64(value: unknown): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(value));
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(bin);
-}
-
-/**
- * `value` as a JSON attachment (RFC 0017, base64) and its `formats` entry naming `format` (the
- * writing side of `findFormatAttachment`).
- */
-export function formatAttachment(format: string, value: unknown) {
-  const attachId = crypto.randomUUID();
-  return {
-    format: { attach_id: attachId, format },
-    attachment: {
-      "@id": attachId,
-      "mime-type": "application/json",
-      data: { base64: jsonToBase64(value) },
-    },
-  };
 }
 
 /** `request-credential` carrying one JSON-LD detail attachment, on thread `threadId`. */

@@ -6,22 +6,8 @@
  *
  * @module
  */
-export {
-  type AcceptOfferOptions,
-  CredentialHolder,
-  type HolderDeps,
-  type HolderDidcomm,
-} from "./holder.ts";
+export { type AcceptOfferOptions, CredentialHolder, type HolderDeps } from "./holder.ts";
 export { issueCredentialRoutes, type IssueCredentialRoutesDeps } from "./routes.ts";
-export {
-  AUTO_ACCEPT_KIND,
-  type AutoAcceptPayload,
-  holderHandlers,
-  type HolderMessageHandler,
-  type InboundMessage,
-  registerHolderHandlers,
-} from "./inbound.ts";
-export { AUTO_ACCEPT_SCHEDULE, autoAcceptHandler } from "./auto_accept.ts";
+export { AUTO_ACCEPT_KIND, type AutoAcceptPayload, holderHandlers } from "./inbound.ts";
+export { autoAcceptHandler } from "./auto_accept.ts";
 export type { CredentialExchangeRecord, CredentialState } from "./record.ts";
-export { findFormatAttachment } from "./jsonld_format.ts";
-export { formatAttachment } from "./messages.ts";

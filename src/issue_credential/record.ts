@@ -119,12 +119,3 @@ export function withState(
     _tags: { state, threadId: record.threadId, connectionId: record.connectionId },
   };
 }
-
-/** The sentence of a 409 for a record in the wrong state. */
-export function wrongStateMessage(
-  id: string,
-  current: CredentialState,
-  valid: CredentialState,
-): string {
-  return `Credential exchange "${id}" is in state "${current}"; it must be "${valid}".`;
-}

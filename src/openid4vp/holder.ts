@@ -17,7 +17,12 @@ import {
 import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound } from "../base/mod.ts";
 import { type Page, uuidv7 } from "../kv/mod.ts";
-import type { SafeFetch } from "../outbound/mod.ts";
+import {
+  checkOutboundUrl,
+  type HostLookup,
+  type OutboundPolicy,
+  type SafeFetch,
+} from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import { readAuthorizationRequest } from "./authorization_request.ts";
 import { candidatesOf, chooseCredentials, matchQuery } from "./dcql_match.ts";
@@ -54,8 +59,10 @@ export interface Oid4vpHolderDeps {
    * ones are neither offered nor presented).
    */
   credentials: Pick<CredentialStore, "presentable">;
-  /** Refuses a URL the outbound policy does not allow. */
-  checkUrl: (url: string) => Promise<unknown>;
+  /** The outbound policy a verifier's `response_uri` must pass. */
+  outbound: OutboundPolicy;
+  /** How a `response_uri`'s host is resolved for that check (default: the system's DNS). */
+  resolveHost?: HostLookup;
   /** JSON-LD contexts kept under `JSONLD_CONTEXT_ALLOW` (presentations of credentials on them). */
   contexts?: RemoteContexts;
   /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
@@ -93,7 +100,7 @@ export class Oid4vpHolder {
       resolver: this.#d.resolver,
       anchors: this.#d.anchors,
       now: this.#d.now,
-      checkUrl: this.#d.checkUrl,
+      checkUrl: (url) => checkOutboundUrl(url, this.#d.outbound, this.#d.resolveHost),
     });
     const { queries } = await this.#evaluate(orgId, req.dcqlQuery);
     const now = this.#d.now();

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import { createDocumentLoader, type RemoteContexts, type ResolveDid } from "../credentials/mod.ts";
+import { createDocumentLoader, type RemoteContexts, resolveDidWith } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import type { Candidate } from "./dcql_match.ts";
 import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
@@ -58,8 +58,7 @@ async function present(
 ): Promise<VpToken> {
   const iat = Math.floor(deps.now() / 1000);
   const { nonce, audience } = a.stored.params;
-  const resolveDid: ResolveDid = async (did) =>
-    ((await deps.resolver.resolve(did)).didDocument ?? null) as Awaited<ReturnType<ResolveDid>>;
+  const resolveDid = resolveDidWith(deps.resolver);
   const vpToken: VpToken = {};
   for (const [queryId, match] of a.chosen) {
     const c = a.credentials.find((x) => x.id === match.credentialId && x.format === match.format)!;

@@ -11,24 +11,20 @@
  * @module
  */
 import {
-  describeProblemReport,
-  type InboundContext,
-  type MessageHandlers,
+  errorMessage,
+  type ExchangeHandler,
+  type ExchangeInbound,
+  threadIdOf,
 } from "../didcomm/mod.ts";
 import { uuidv7 } from "../kv/mod.ts";
 import { log } from "../base/mod.ts";
 import { enqueue } from "../outbox/mod.ts";
-import {
-  PE_DEFINITIONS,
-  PRESENT_PROOF_V2,
-  PROOF_PROBLEM_CODES,
-  proofProblemReport,
-} from "./messages.ts";
+import { PE_DEFINITIONS, PRESENT_PROOF_V2, PROOF_PROBLEM_CODES } from "./messages.ts";
 import { definitionProblems } from "./pex.ts";
 import type { ProofProver } from "./prover.ts";
-import { FINAL_PROOF_STATES, newProverRecord, type StoredProof, withProofState } from "./record.ts";
+import { newProverRecord, type StoredProof, withProofState } from "./record.ts";
 import { parseProofRequest } from "./request.ts";
-import { addNewProof, addProofUpdate, readProofByThread } from "./store.ts";
+import { addNewProof, addProofUpdate } from "./store.ts";
 
 /** Outbox kind of automatic accepts (the org's `autoAcceptProofs: always`). */
 export const PROOF_AUTO_ACCEPT_KIND = "proof_auto_accept";
@@ -39,48 +35,16 @@ export interface ProofAutoAcceptPayload {
   proofRecordId: string;
 }
 
-type Inbound = Pick<
-  InboundContext,
-  "orgId" | "connectionId" | "connection" | "message" | "op" | "now"
->;
-
 /** Inbound message handlers of the prover, keyed by message type. */
-export function proverHandlers(
-  prover: ProofProver,
-  kv: Deno.Kv,
-): Record<string, (inbound: Inbound) => Promise<void>> {
-  /** Adds a problem report to the sender to `inbound.op`. */
-  async function reply(inbound: Inbound, threadId: string, code: string, en: string) {
-    log("warn", "proof exchange problem", {
-      orgId: inbound.orgId,
-      connectionId: inbound.connectionId,
-      threadId,
-      type: inbound.message["@type"],
-      code,
-      reason: en,
-    });
-    if (!inbound.connectionId) return;
-    await prover.queueOn(inbound.op, {
-      orgId: inbound.orgId,
-      connectionId: inbound.connectionId,
-      message: proofProblemReport(threadId, code, en),
-    });
-  }
+export function proverHandlers(prover: ProofProver): Record<string, ExchangeHandler> {
+  const kit = prover.exchanges;
 
-  /** The exchange of a message's thread on the sender's connection, or null. */
-  async function exchangeOf(inbound: Inbound) {
-    const threadId = inbound.message["~thread"]?.thid ?? inbound.message["@id"];
-    const entry = await readProofByThread(kv, inbound.orgId, threadId);
-    if (!entry || entry.value.record.connectionId !== inbound.connectionId) return null;
-    return entry;
-  }
-
-  async function onRequest(inbound: Inbound): Promise<void> {
+  async function onRequest(inbound: ExchangeInbound): Promise<void> {
     const { orgId, connectionId, message, op, now } = inbound;
-    const threadId = message["~thread"]?.thid ?? message["@id"];
+    const threadId = threadIdOf(message);
     if (!connectionId) return;
-    if (await readProofByThread(kv, orgId, threadId)) {
-      return await reply(
+    if (await kit.readByThread(orgId, threadId)) {
+      return await kit.reply(
         inbound,
         threadId,
         PROOF_PROBLEM_CODES.unexpected,
@@ -89,7 +53,7 @@ export function proverHandlers(
     }
     const parsed = parseProofRequest(message);
     if (!parsed.ok && parsed.kind === "malformed") {
-      return await reply(
+      return await kit.reply(
         inbound,
         threadId,
         PROOF_PROBLEM_CODES.malformed,
@@ -134,10 +98,10 @@ export function proverHandlers(
         requestFormat: PE_DEFINITIONS,
         presentationDefinition: summary,
         inputDescriptors: [],
-        errorMessage: `${PROOF_PROBLEM_CODES.malformed}: ${why}`.slice(0, 1000),
+        errorMessage: errorMessage(PROOF_PROBLEM_CODES.malformed, why),
       });
       addNewProof(op, stored(record, false), undefined, now);
-      return await reply(inbound, threadId, PROOF_PROBLEM_CODES.malformed, why);
+      return await kit.reply(inbound, threadId, PROOF_PROBLEM_CODES.malformed, why);
     }
     const holderDid = await prover.holderDid(orgId);
     const ev = holderDid
@@ -159,8 +123,8 @@ export function proverHandlers(
     }
   }
 
-  async function onAck(inbound: Inbound): Promise<void> {
-    const entry = await exchangeOf(inbound);
+  async function onAck(inbound: ExchangeInbound): Promise<void> {
+    const entry = await kit.exchangeOf(inbound);
     if (!entry || entry.value.record.state !== "presentation-sent") {
       log("info", "proof ack for no exchange awaiting one", {
         orgId: inbound.orgId,
@@ -174,35 +138,9 @@ export function proverHandlers(
     }, inbound.now);
   }
 
-  async function onProblemReport(inbound: Inbound): Promise<void> {
-    const entry = await exchangeOf(inbound);
-    // Never answer a problem report with one (no loops); unknown threads are only logged.
-    if (!entry || FINAL_PROOF_STATES.includes(entry.value.record.state)) {
-      log("info", "problem report for no open proof exchange", { orgId: inbound.orgId });
-      return;
-    }
-    addProofUpdate(inbound.op, entry, {
-      ...entry.value,
-      record: withProofState(entry.value.record, "abandoned", inbound.now, {
-        errorMessage: describeProblemReport(inbound.message).slice(0, 1000),
-      }),
-    }, inbound.now);
-  }
-
   return {
     [PRESENT_PROOF_V2.request]: onRequest,
     [PRESENT_PROOF_V2.ack]: onAck,
-    [PRESENT_PROOF_V2.problemReport]: onProblemReport,
+    [PRESENT_PROOF_V2.problemReport]: (inbound) => kit.abandonOnProblemReport(inbound),
   };
-}
-
-/** Registers the prover's handlers (request, ack, problem report) with the DIDComm layer. */
-export function registerProverHandlers(
-  handlers: MessageHandlers,
-  prover: ProofProver,
-  kv: Deno.Kv,
-): void {
-  for (const [type, handler] of Object.entries(proverHandlers(prover, kv))) {
-    handlers.register(type, handler);
-  }
 }

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { formatAttachment } from "../issue_credential/mod.ts";
-import { type DidCommMessage, threadProblemReport } from "../didcomm/mod.ts";
+import { type DidCommMessage, formatAttachment, threadProblemReport } from "../didcomm/mod.ts";
 
 const BASE = "https://didcomm.org/present-proof/2.0";
 

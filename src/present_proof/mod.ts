@@ -7,6 +7,6 @@
  */
 export { ProofProver, type ProverDeps } from "./prover.ts";
 export { proofRoutes, type ProofRoutesDeps } from "./routes.ts";
-export { PROOF_AUTO_ACCEPT_KIND, registerProverHandlers } from "./inbound.ts";
+export { PROOF_AUTO_ACCEPT_KIND, type ProofAutoAcceptPayload, proverHandlers } from "./inbound.ts";
 export { proofAutoAcceptHandler } from "./auto_accept.ts";
 export type { ProofExchangeRecord, ProofState } from "./record.ts";

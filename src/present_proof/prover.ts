@@ -8,25 +8,45 @@
  * @module
  */
 import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mod.ts";
-import type { HolderDidcomm } from "../issue_credential/mod.ts";
 import type { CredentialStore, RemoteContexts } from "../credentials/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
-import { type DidCommMessage, queueOnRecordConnection } from "../didcomm/mod.ts";
-import { AppError, badRequest, conflict, notFound } from "../base/mod.ts";
-import { atomicUpdate, type Page } from "../kv/mod.ts";
+import { type ExchangeDidcomm, ExchangeKit, type ExchangeProtocol } from "../didcomm/mod.ts";
+import { badRequest, conflict, notFound } from "../base/mod.ts";
+import type { Page } from "../kv/mod.ts";
 import { type Candidate, evaluateRequest, type Evaluation } from "./evaluate.ts";
 import { presentationMessage, PROOF_PROBLEM_CODES, proofProblemReport } from "./messages.ts";
 import { buildPresentation } from "./present.ts";
 import {
+  FINAL_PROOF_STATES,
   type ProofExchangeRecord,
   type ProofState,
   type StoredProof,
   withMatches,
   withProofState,
-  wrongProofState,
 } from "./record.ts";
 import type { PeRequest } from "./request.ts";
-import { addProofUpdate, listProofs, readOrgProof, readProof, readProofRequest } from "./store.ts";
+import {
+  addProofUpdate,
+  listProofs,
+  readOrgProof,
+  readProof,
+  readProofByThread,
+  readProofRequest,
+} from "./store.ts";
+
+/** Present Proof 2.0 as the DIDComm exchange kit drives it. */
+const PRESENT_PROOF: ExchangeProtocol<StoredProof> = {
+  name: "Proof exchange",
+  problemReport: proofProblemReport,
+  finalStates: FINAL_PROOF_STATES,
+  withState: (stored, state, now, errorMessage) => ({
+    ...stored,
+    record: withProofState(stored.record, state, now, errorMessage ? { errorMessage } : {}),
+  }),
+  read: readOrgProof,
+  readByThread: readProofByThread,
+  addUpdate: addProofUpdate,
+};
 
 /** What the prover is built from. */
 export interface ProverDeps {
@@ -38,7 +58,7 @@ export interface ProverDeps {
   agents: { find(orgId: string): Promise<AgentRecord | undefined> };
   /** The org wallets: the agent key's private half, opened only to sign. */
   wallet: { openKey(orgId: string, keyId: string): Promise<WalletKey | undefined> };
-  didcomm: HolderDidcomm;
+  didcomm: ExchangeDidcomm;
   /**
    * The org's stored credentials: the W3C ones a presentation may use (checked now: revoked and
    * suspended ones are never offered).
@@ -51,9 +71,12 @@ export interface ProverDeps {
 /** The prover side of Present Proof 2.0 for every org of the service. */
 export class ProofProver {
   readonly #d: ProverDeps;
+  /** The DIDComm exchange kit of Present Proof (replies, lookups, transitions, queueing). */
+  readonly exchanges: ExchangeKit<StoredProof>;
 
   constructor(deps: ProverDeps) {
     this.#d = deps;
+    this.exchanges = new ExchangeKit(deps, PRESENT_PROOF);
   }
 
   /** The exchange record `id` with its org, or undefined when there is none. */
@@ -144,9 +167,7 @@ export class ProofProver {
     const entry = await readOrgProof(kv, orgId, id);
     if (!entry) throw notFound(`No proof exchange record "${id}" exists.`);
     const { record, request: data } = entry.value;
-    if (record.state !== "request-received") {
-      throw conflict(wrongProofState(id, record.state, "request-received"));
-    }
+    this.exchanges.mustBeIn(record, "request-received");
     const request = data.answerable ? await readProofRequest(kv, orgId, id) : undefined;
     if (!request) {
       throw conflict(
@@ -179,76 +200,38 @@ export class ProofProver {
       key.secretKey.fill(0);
     }
     const sent = ev.selection;
-    return await this.#transition(orgId, id, async (stored, op, now) => {
-      await this.#queue(op, stored, presentationMessage(stored.record.threadId, vp));
-      return {
-        ...stored,
-        record: withProofState(stored.record, "presentation-sent", now, { selection: sent }),
-      };
-    });
+    return await this.exchanges.transition(
+      orgId,
+      id,
+      "request-received",
+      async (stored, op, now) => {
+        await this.exchanges.queue(op, stored, presentationMessage(stored.record.threadId, vp));
+        return {
+          ...stored,
+          record: withProofState(stored.record, "presentation-sent", now, { selection: sent }),
+        };
+      },
+    );
   }
 
   /** `request-received` → `declined`, telling the verifier with a problem report. */
   async declineRequest(orgId: string, id: string): Promise<ProofExchangeRecord> {
-    return await this.#transition(orgId, id, async (stored, op, now) => {
-      await this.#queue(
-        op,
-        stored,
-        proofProblemReport(
-          stored.record.threadId,
-          PROOF_PROBLEM_CODES.declined,
-          "The prover declined the proof request.",
-        ),
-      );
-      return { ...stored, record: withProofState(stored.record, "declined", now) };
-    });
-  }
-
-  /** Queues `message` on a connection inside `op` (replies to inbound messages). */
-  async queueOn(
-    op: Deno.AtomicOperation,
-    input: { orgId: string; connectionId: string; message: Record<string, unknown> },
-  ): Promise<void> {
-    await this.#d.didcomm.queueMessage(op, {
-      orgId: input.orgId,
-      connectionId: input.connectionId,
-      message: input.message as Parameters<HolderDidcomm["queueMessage"]>[1]["message"],
-    });
-  }
-
-  /** Moves exchange `id` from `request-received` to what `step` returns, in one commit. */
-  async #transition(
-    orgId: string,
-    id: string,
-    step: (stored: StoredProof, op: Deno.AtomicOperation, now: number) => Promise<StoredProof>,
-  ): Promise<ProofExchangeRecord> {
-    const { kv } = this.#d;
-    const next = await atomicUpdate(kv, async (op) => {
-      const entry = await readOrgProof(kv, orgId, id);
-      if (!entry) throw notFound(`No proof exchange record "${id}" exists.`);
-      const state = entry.value.record.state;
-      if (state !== "request-received") {
-        throw conflict(wrongProofState(id, state, "request-received"));
-      }
-      const now = this.#d.now();
-      const next = await step(entry.value, op, now);
-      addProofUpdate(op, entry, next, now);
-      return next;
-    }, {
-      tries: 6,
-      conflict: () => new AppError("conflict", 409, "The record is changing too fast; try again."),
-    });
-    this.#d.dispatcher.wake();
-    return next.record;
-  }
-
-  /** Queues `message` on the exchange's connection inside `op` (409 when it no longer exists). */
-  async #queue(op: Deno.AtomicOperation, stored: StoredProof, message: DidCommMessage) {
-    const { orgId, record } = stored;
-    await queueOnRecordConnection(this.#d.didcomm, op, `Proof exchange "${record.id}"`, {
+    return await this.exchanges.transition(
       orgId,
-      connectionId: record.connectionId,
-      message,
-    });
+      id,
+      "request-received",
+      async (stored, op, now) => {
+        await this.exchanges.queue(
+          op,
+          stored,
+          proofProblemReport(
+            stored.record.threadId,
+            PROOF_PROBLEM_CODES.declined,
+            "The prover declined the proof request.",
+          ),
+        );
+        return { ...stored, record: withProofState(stored.record, "declined", now) };
+      },
+    );
   }
 }

@@ -169,8 +169,3 @@ export function withMatches(record: ProofExchangeRecord, now: MatchesNow): Proof
     ...(now.unmet ? { unanswerable: now.unmet } : {}),
   };
 }
-
-/** The sentence of a 409 for a record in the wrong state. */
-export function wrongProofState(id: string, current: ProofState, valid: ProofState): string {
-  return `Proof exchange "${id}" is in state "${current}"; it must be "${valid}".`;
-}

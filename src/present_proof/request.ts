@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { findFormatAttachment } from "../issue_credential/mod.ts";
+import { findFormatAttachment } from "../didcomm/mod.ts";
 import { ANONCREDS_REQUEST_FORMATS, PE_DEFINITIONS } from "./messages.ts";
 import { isObject } from "../base/mod.ts";
 

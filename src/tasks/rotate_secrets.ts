@@ -6,9 +6,9 @@
  * itself at start when SECRETS_KEY_PREVIOUS is set). Safe while the service runs. Exits 0 when
  * every value is under the new key (then remove SECRETS_KEY_PREVIOUS), 1 otherwise.
  */
-import { rotateSecrets } from "../compose.ts";
+import { resealables } from "../compose.ts";
 import { ConfigError, parseConfig } from "../config/mod.ts";
-import { SecretBox } from "../crypto/mod.ts";
+import { rotateSecrets, SecretBox } from "../crypto/mod.ts";
 import { withBusyRetry } from "../kv/mod.ts";
 
 try {
@@ -20,6 +20,7 @@ try {
     const ok = await rotateSecrets(
       kv,
       new SecretBox(config.secretsKey, config.previousSecretsKeys),
+      resealables,
     );
     Deno.exitCode = ok ? 0 : 1;
   } finally {

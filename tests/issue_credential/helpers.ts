@@ -4,13 +4,8 @@
  */
 import type { Services } from "../../src/compose.ts";
 import { notFound } from "../../src/base/errors.ts";
-import {
-  type CredentialHolder,
-  type HolderDidcomm,
-  holderHandlers,
-  type HolderMessageHandler,
-} from "../../src/issue_credential/mod.ts";
-import { jsonToBase64 } from "../../src/issue_credential/messages.ts";
+import { type CredentialHolder, holderHandlers } from "../../src/issue_credential/mod.ts";
+import { type ExchangeDidcomm, type ExchangeHandler, jsonToBase64 } from "../../src/didcomm/mod.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import { generateEd25519KeyPair } from "../../src/crypto/mod.ts";
 import type { DidCommMessage } from "../../src/didcomm/mod.ts";
@@ -35,12 +30,12 @@ export interface SentMessage {
  * `sent` (optionally also POSTs it to `postTo`); `receive` gives a message to the holder's real
  * handler of its `@type` and commits its writes, as the DIDComm layer does.
  */
-export class FakeDidcomm implements HolderDidcomm {
+export class FakeDidcomm implements ExchangeDidcomm {
   readonly sent: SentMessage[] = [];
   /** Connections known to the fake (others are refused with 404). */
   readonly connections = new Set<string>();
   #services?: Services;
-  #handlers: Record<string, HolderMessageHandler> = {};
+  #handlers: Record<string, ExchangeHandler> = {};
 
   constructor(readonly now: () => number, readonly opts: { postTo?: string } = {}) {}
 
@@ -55,7 +50,7 @@ export class FakeDidcomm implements HolderDidcomm {
   /** Takes the built services: the holder's handlers and this fake's outbox handler. */
   attach(services: Services): void {
     this.#services = services;
-    this.#handlers = holderHandlers(services.holder, services.kv);
+    this.#handlers = holderHandlers(services.holder);
     const postTo = this.opts.postTo;
     services.dispatcher.register<SentMessage>(FAKE_DIDCOMM_KIND, {
       schedule: [10, 10, 10],

@@ -82,7 +82,7 @@ export async function createProofContext(
     201,
   );
   const issuer = didKeyIdentity();
-  const handlers = proverHandlers(ctx.services.prover, ctx.kv);
+  const handlers = proverHandlers(ctx.services.prover);
   const connection = { id: connectionId, theirLabel: "Verifier Co" } as ConnectionRecord;
   return {
     ...ctx,

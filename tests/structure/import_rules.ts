@@ -11,7 +11,9 @@
  * 5. a light entry stays light: nothing it loads at run time (type-only imports aside) is a
  *    folder's `mod.ts` or an npm package (`npm:…`), so the first stage of the start loads none of
  *    the app and skips npm resolution; `base/mod.ts` is the one surface it may load, because
- * 6. `base/` stands on nothing: it imports no other folder and no npm package.
+ * 6. `base/` stands on nothing: it imports no other folder and no npm package;
+ * 7. a protocol folder never imports another protocol folder: they meet in `credentials/`,
+ *    `status/`, `didcomm/` and `did/` (and are wired together only by `compose.ts`).
  */
 
 /** Files (paths relative to `src/`) and the files each imports. */
@@ -72,12 +74,16 @@ export interface Violation {
     | "deep import"
     | "kv in route file"
     | "heavy light entry"
-    | "base imports";
+    | "base imports"
+    | "protocol import";
   message: string;
 }
 
 /** The folder every other may use, light entries too: it imports nothing (rule 6). */
 const BASE = "base";
+
+/** The protocol folders (rule 7). */
+export const PROTOCOLS = ["issue_credential", "present_proof", "openid4vci", "openid4vp"];
 
 /** The public files of a folder: its surface and its light entry. */
 const PUBLIC_FILES = ["mod.ts", "lite.ts"];
@@ -120,6 +126,9 @@ export function checkImports(graph: ImportGraph, runtime: ImportGraph = graph): 
       }
       if (f === BASE && g !== f) {
         out.push({ rule: "base imports", message: `${from} imports ${to}` });
+      }
+      if (g !== f && PROTOCOLS.includes(f) && PROTOCOLS.includes(g)) {
+        out.push({ rule: "protocol import", message: `${from} imports ${to}` });
       }
     }
     folders.set(f, list);

@@ -142,3 +142,25 @@ Deno.test("base/ stands on nothing, and is the one surface a light entry may loa
     "heavy light entry",
   ]);
 });
+
+Deno.test("a protocol folder imports no other protocol folder; all may import credentials/ and didcomm/", () => {
+  const graph = (): ImportGraph =>
+    new Map([
+      ["compose.ts", ["present_proof/mod.ts", "openid4vp/mod.ts", "issue_credential/mod.ts"]],
+      ["present_proof/mod.ts", ["present_proof/prover.ts"]],
+      ["present_proof/prover.ts", ["credentials/mod.ts", "didcomm/mod.ts"]],
+      ["openid4vp/mod.ts", ["credentials/mod.ts"]],
+      ["issue_credential/mod.ts", ["didcomm/mod.ts", "credentials/mod.ts"]],
+      ["credentials/mod.ts", []],
+      ["didcomm/mod.ts", []],
+    ]);
+  assert.deepEqual(checkImports(graph()), []);
+  const crossing = graph();
+  crossing.set("present_proof/prover.ts", ["credentials/mod.ts", "issue_credential/mod.ts"]);
+  crossing.set("openid4vp/mod.ts", ["credentials/mod.ts", "openid4vci/mod.ts"]);
+  crossing.set("openid4vci/mod.ts", []);
+  assert.deepEqual(checkImports(crossing).map((v) => `${v.rule}: ${v.message}`), [
+    "protocol import: present_proof/prover.ts imports issue_credential/mod.ts",
+    "protocol import: openid4vp/mod.ts imports openid4vci/mod.ts",
+  ]);
+});

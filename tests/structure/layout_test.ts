@@ -1,9 +1,11 @@
 /**
  * The layout of `src/` (ARCHITECTURE.md "Shape"): few loose files, the protocol and store folders
  * each with its public `mod.ts`, and the shared helpers written once (a plain-object test is
- * `base/json.ts`'s `isObject`, nowhere else).
+ * `base/json.ts`'s `isObject`, nowhere else). That protocol folders never import one another is
+ * an import rule (`import_rules.ts`, rule 7).
  */
 import assert from "node:assert/strict";
+import { PROTOCOLS } from "./import_rules.ts";
 
 const SRC = new URL("../../src/", import.meta.url);
 
@@ -23,6 +25,29 @@ export async function plainObjectTests(dir: URL, base = ""): Promise<string[]> {
   }
   return found.sort();
 }
+
+/** The files directly in `dir`, and its folders. */
+async function entries(dir: URL): Promise<{ files: string[]; folders: string[] }> {
+  const files: string[] = [];
+  const folders: string[] = [];
+  for await (const e of Deno.readDir(dir)) (e.isDirectory ? folders : files).push(e.name);
+  return { files: files.sort(), folders: folders.sort() };
+}
+
+Deno.test("src/ has at most 4 loose files: the three to open first and its README", async () => {
+  const { files } = await entries(SRC);
+  assert.ok(files.length <= 4, `${files.length} loose files: ${files.join(", ")}`);
+  assert.deepEqual(files, ["README.md", "app.ts", "compose.ts", "main.ts"]);
+});
+
+Deno.test("the five protocol and store folders exist, each with its mod.ts", async () => {
+  const { folders } = await entries(SRC);
+  for (const folder of ["credentials", ...PROTOCOLS]) {
+    assert.ok(folders.includes(folder), `src/${folder}/ is missing`);
+    const mod = await Deno.stat(new URL(`${folder}/mod.ts`, SRC)).catch(() => undefined);
+    assert.ok(mod?.isFile, `src/${folder}/mod.ts is missing`);
+  }
+});
 
 Deno.test("isObject is defined once (base/json.ts): no other file of src/ writes a plain-object test", async () => {
   assert.deepEqual(await plainObjectTests(SRC), []);

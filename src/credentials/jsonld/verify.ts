@@ -136,3 +136,14 @@ function describe(error: unknown, depth = 0): string {
   }
   return [...new Set(parts)].join(": ");
 }
+
+/**
+ * The proof check of a JSON-LD credential as other features call it (the status lists' own
+ * credentials): {@link verifyCredential} with the service's resolver, contexts and clock.
+ */
+export function ldVerifier(
+  opts: Omit<VerifyCredentialOptions, "now"> & { now: () => number },
+): (credential: Record<string, unknown>) => Promise<VerifyCredentialResult> {
+  const { now, ...rest } = opts;
+  return (credential) => verifyCredential(credential, { ...rest, now: new Date(now()) });
+}
