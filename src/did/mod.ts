@@ -16,7 +16,7 @@ export {
   type DidResolverDeps,
   type DidResolverOptions,
 } from "./create.ts";
-export { didRoutes, type DidRoutesDeps } from "./http/routes.ts";
+export { didRoutes, type DidRoutesDeps, resolverInfo } from "./http/routes.ts";
 export type { AnswerDid } from "./http/answer.ts";
 export type { ResolveOptions } from "./cache/cache.ts";
 export {

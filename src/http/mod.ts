@@ -32,7 +32,16 @@ export {
   visibleToMember,
 } from "./org.ts";
 export { appErrorResponse, errorBody, errorResponse, onError, reason } from "./errors.ts";
-export { errorResponses, ErrorSchema, jsonContent, RecordIdParam, uuidSchema } from "./openapi.ts";
+export {
+  errorResponses,
+  ErrorSchema,
+  jsonContent,
+  RecordIdParam,
+  serveOpenApi,
+  uuidSchema,
+} from "./openapi.ts";
+export { noRoute, wrongMethod } from "./no_route.ts";
+export { requestMiddleware } from "./request_middleware.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { pageOf, PageQuery, parseLimit, stateListQuery } from "./pagination.ts";
 export type { JsonResponse, OperationDoc } from "./route_doc.ts";

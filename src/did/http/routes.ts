@@ -25,7 +25,8 @@ import { VERSION_PARAMETERS } from "../dereference.ts";
 import { DID_PREFIXES } from "./did_url.ts";
 import { documentRoute, resolveRoute } from "./route_docs.ts";
 import { testIdentifiers } from "./test_identifiers.ts";
-import type { DidTraits } from "../types.ts";
+import type { DidMethod, DidTraits } from "../types.ts";
+import type { Config } from "../../config/mod.ts";
 import { createUrlAnswer } from "./url_answer.ts";
 
 /** What the DID routes use. */
@@ -51,6 +52,28 @@ export interface DidRoutesDeps {
     /** `DID_CACHE_MAX_STALE_SECONDS`. */
     maxStaleSeconds?: number;
     fallbackConfigured: boolean;
+  };
+}
+
+/** What `/1.0/*` reports of a resolver: its methods (their traits, plug-in settings). */
+export function resolverInfo(
+  resolver: { registry: { methods: ReadonlyMap<string, DidMethod> } },
+  config: Pick<
+    Config,
+    "didTestIdentifiers" | "didCacheTtlSeconds" | "didCacheMaxStaleSeconds" | "universalResolverUrl"
+  >,
+): NonNullable<DidRoutesDeps["info"]> {
+  const methods = [...resolver.registry.methods];
+  return {
+    methods: methods.map(([name]) => name),
+    traits: Object.fromEntries(methods.flatMap(([name, m]) => m.traits ? [[name, m.traits]] : [])),
+    plugins: Object.fromEntries(
+      methods.flatMap(([name, m]) => m.properties ? [[name, m.properties]] : []),
+    ),
+    testIdentifiers: config.didTestIdentifiers,
+    ttlSeconds: config.didCacheTtlSeconds,
+    maxStaleSeconds: config.didCacheMaxStaleSeconds,
+    fallbackConfigured: config.universalResolverUrl !== undefined,
   };
 }
 
