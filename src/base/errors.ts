@@ -34,6 +34,10 @@ export const notFound = (message: string) => new AppError("not_found", 404, mess
 /** 409: the request conflicts with the current state. */
 export const conflict = (message: string) => new AppError("conflict", 409, message);
 
+/** 409: a record is not in the state an action needs; the sentence names both states. */
+export const wrongState = (what: string, id: string, state: string, needed: string) =>
+  conflict(`${what} "${id}" is in state "${state}"; it must be "${needed}".`);
+
 /** 401 with the RFC 6750 challenge. `invalid` adds error="invalid_token". */
 export const unauthorized = (message: string, invalid: boolean) =>
   new AppError("unauthorized", 401, message, {

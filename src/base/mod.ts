@@ -14,6 +14,7 @@ export {
   forbidden,
   notFound,
   unauthorized,
+  wrongState,
 } from "./errors.ts";
 export { log, logEnabled, type LogLevel, setLogLevel } from "./log.ts";
 export { isObject, obj, str, strings } from "./json.ts";

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { AppError, conflict, log, notFound } from "../base/mod.ts";
+import { AppError, conflict, log, notFound, wrongState } from "../base/mod.ts";
 import { atomicUpdate } from "../kv/mod.ts";
 import type { OutboxHandler } from "../outbox/mod.ts";
 import type { InboundContext } from "./handlers.ts";
@@ -164,11 +164,7 @@ export class ExchangeKit<S extends StoredExchangeBase> {
 
   /** 409 unless `record` is in `state`; the sentence names the state it is in. */
   mustBeIn(record: S["record"], state: S["record"]["state"]): void {
-    if (record.state !== state) {
-      throw conflict(
-        `${this.#p.name} "${record.id}" is in state "${record.state}"; it must be "${state}".`,
-      );
-    }
+    if (record.state !== state) throw wrongState(this.#p.name, record.id, record.state, state);
   }
 
   /**

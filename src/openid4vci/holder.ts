@@ -12,8 +12,8 @@ import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/ope
 import type { Wallet } from "../agents/mod.ts";
 import type { SecretBox } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
-import { badRequest, conflict, notFound } from "../base/mod.ts";
-import { atomicUpdate, keys, type Page, uuidv7 } from "../kv/mod.ts";
+import { badRequest, conflict, notFound, wrongState } from "../base/mod.ts";
+import { atomicUpdate, keys, type Page, uuidv7, withLease } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import type { StatusService } from "../status/mod.ts";
@@ -60,14 +60,9 @@ export class Oid4vcHolder {
     this.#d = deps;
   }
 
-  async #requireAgent(orgId: string) {
-    const agent = await this.#d.wallet.identity(orgId);
-    if (!agent) {
-      throw conflict(
-        `Organization "${orgId}" has no configured agent; configure one first (POST /orgs/${orgId}/agents/configure): its wallet holds the proof key.`,
-      );
-    }
-    return agent;
+  /** The org's agent: its wallet holds the proof key (409 without one). */
+  #requireAgent(orgId: string) {
+    return this.#d.wallet.requireIdentity(orgId, "the proof key");
   }
 
   /** Reads the offer URI, the offer and the issuer's metadata; stores an `offer-received` record. */
@@ -107,13 +102,14 @@ export class Oid4vcHolder {
     return entry;
   }
 
-  static #mustBeOpen(entry: Deno.KvEntry<StoredOffer>): void {
-    const { id, state } = entry.value.record;
+  /** The offer, still `offer-received` (another request may have changed it meanwhile). */
+  async #openEntry(orgId: string, id: string): Promise<Deno.KvEntry<StoredOffer>> {
+    const entry = await this.#entry(orgId, id);
+    const { state } = entry.value.record;
     if (state !== "offer-received") {
-      throw conflict(
-        `Credential offer "${id}" is in state "${state}"; it must be "offer-received".`,
-      );
+      throw wrongState("Credential offer", id, state, "offer-received");
     }
+    return entry;
   }
 
   /**
@@ -150,8 +146,7 @@ export class Oid4vcHolder {
 
   /** Declines an offer: nothing is sent to the issuer. */
   async decline(orgId: string, id: string): Promise<OfferRecord> {
-    const entry = await this.#entry(orgId, id);
-    Oid4vcHolder.#mustBeOpen(entry);
+    const entry = await this.#openEntry(orgId, id);
     return await this.#commitState(entry, { state: "declined" });
   }
 
@@ -163,8 +158,7 @@ export class Oid4vcHolder {
    */
   async accept(orgId: string, id: string, opts: { txCode?: string } = {}): Promise<OfferRecord> {
     const agent = await this.#requireAgent(orgId);
-    const entry = await this.#entry(orgId, id);
-    Oid4vcHolder.#mustBeOpen(entry);
+    const entry = await this.#openEntry(orgId, id);
     const { record } = entry.value;
     if (record.txCodeRequired && !opts.txCode) {
       throw badRequest(
@@ -174,8 +168,12 @@ export class Oid4vcHolder {
     if (!record.txCodeRequired && opts.txCode !== undefined) {
       throw badRequest(`Credential offer "${id}" asks for no transaction code; leave txCode out.`);
     }
-    const release = await this.#lease(orgId, id);
-    try {
+    const lease = {
+      ms: ACCEPT_LEASE_MS,
+      now: this.#d.now,
+      busy: () => conflict(`Credential offer "${id}" is being accepted by another request.`),
+    };
+    return await withLease(this.#d.kv, keys.oid4vcAccepting(orgId, id), lease, async () => {
       const libs = await loadOid4vcLibraries();
       const code = await this.#d.secrets.openString(
         entry.value.sealedCode,
@@ -205,9 +203,7 @@ export class Oid4vcHolder {
         });
       }
       return await this.#receive(orgId, id, { ...entry.value, metadata }, issuance);
-    } finally {
-      await release();
-    }
+    });
   }
 
   /** The offer and metadata to redeem (read again for offers kept before the libraries). */
@@ -286,35 +282,6 @@ export class Oid4vcHolder {
         };
       },
     );
-  }
-
-  /** The offer, still `offer-received` (another request may have changed it meanwhile). */
-  async #openEntry(orgId: string, id: string): Promise<Deno.KvEntry<StoredOffer>> {
-    const entry = await this.#entry(orgId, id);
-    Oid4vcHolder.#mustBeOpen(entry);
-    return entry;
-  }
-
-  /** Takes the accept lease of an offer (409 while another accept holds it). */
-  async #lease(orgId: string, id: string): Promise<() => Promise<void>> {
-    const key = keys.oid4vcAccepting(orgId, id);
-    const lease = { until: 0 };
-    await atomicUpdate(this.#d.kv, async (op) => {
-      const now = this.#d.now();
-      const held = await this.#d.kv.get<{ until: number }>(key);
-      if (held.value && held.value.until > now) {
-        throw conflict(`Credential offer "${id}" is being accepted by another request.`);
-      }
-      lease.until = now + ACCEPT_LEASE_MS;
-      op.check(held).set(key, lease, { expireIn: ACCEPT_LEASE_MS * 2 });
-    });
-    return async () => {
-      // Only this lease: one that ran out and was taken by another accept stays.
-      await atomicUpdate(this.#d.kv, async (op) => {
-        const held = await this.#d.kv.get<{ until: number }>(key);
-        if (held.value?.until === lease.until) op.check(held).delete(key);
-      });
-    };
   }
 
   /** One offer of the org. */

@@ -15,8 +15,8 @@ import {
   type RemoteContexts,
 } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
-import { badRequest, conflict, notFound } from "../base/mod.ts";
-import { type Page, uuidv7 } from "../kv/mod.ts";
+import { badRequest, conflict, notFound, wrongState } from "../base/mod.ts";
+import { keys, type Page, uuidv7, withLease } from "../kv/mod.ts";
 import {
   checkOutboundUrl,
   type HostLookup,
@@ -40,7 +40,6 @@ import {
   listRequests,
   MAX_STORED_BYTES,
   readRequest,
-  takeAnsweringLease,
   updateRequest,
 } from "./store.ts";
 import { describeAnswer, VerifierHttp, VerifierUnreachable } from "./verifier_http.ts";
@@ -84,12 +83,9 @@ export class Oid4vpHolder {
     this.#loader = createDocumentLoader({ remote: deps.contexts });
   }
 
+  /** 409 unless the org has an agent: its wallet holds the keys that sign presentations. */
   async #requireAgent(orgId: string): Promise<void> {
-    if (!(await this.#d.wallet.identity(orgId))) {
-      throw conflict(
-        `Organization "${orgId}" has no configured agent; configure one first (POST /orgs/${orgId}/agents/configure): its wallet holds the keys that sign presentations.`,
-      );
-    }
+    await this.#d.wallet.requireIdentity(orgId, "the keys that sign presentations");
   }
 
   /** Reads and checks a request, evaluates its query, stores a `request-received` record. */
@@ -149,13 +145,17 @@ export class Oid4vpHolder {
     return entry;
   }
 
-  static #mustBeOpen(entry: Deno.KvEntry<StoredPresentationRequest>): void {
-    const { id, state } = entry.value.record;
+  /** The request, still `request-received` (another request may have changed it meanwhile). */
+  async #openEntry(
+    orgId: string,
+    id: string,
+  ): Promise<Deno.KvEntry<StoredPresentationRequest>> {
+    const entry = await this.#entry(orgId, id);
+    const { state } = entry.value.record;
     if (state !== "request-received") {
-      throw conflict(
-        `Presentation request "${id}" is in state "${state}"; it must be "request-received".`,
-      );
+      throw wrongState("Presentation request", id, state, "request-received");
     }
+    return entry;
   }
 
   /** Runs `answer` holding the request's answering lease (409 while another answer holds it). */
@@ -164,18 +164,18 @@ export class Oid4vpHolder {
     id: string,
     answer: (entry: Deno.KvEntry<StoredPresentationRequest>) => Promise<T>,
   ): Promise<T> {
-    Oid4vpHolder.#mustBeOpen(await this.#entry(orgId, id));
-    const release = await takeAnsweringLease(this.#d.kv, orgId, id, this.#d.now(), LEASE_MS);
-    if (!release) {
-      throw conflict(`Presentation request "${id}" is being answered by another request.`);
-    }
-    try {
-      const entry = await this.#entry(orgId, id);
-      Oid4vpHolder.#mustBeOpen(entry);
-      return await answer(entry);
-    } finally {
-      await release();
-    }
+    await this.#openEntry(orgId, id);
+    const lease = {
+      ms: LEASE_MS,
+      now: this.#d.now,
+      busy: () => conflict(`Presentation request "${id}" is being answered by another request.`),
+    };
+    return await withLease(
+      this.#d.kv,
+      keys.oid4vpAnswering(orgId, id),
+      lease,
+      async () => await answer(await this.#openEntry(orgId, id)),
+    );
   }
 
   async #commit(

@@ -95,32 +95,3 @@ export function listRequests(
 ): Promise<Page<PresentationRequestRecord>> {
   return listRecords(kv, keys.oid4vpRequestPrefix(orgId), q);
 }
-
-/**
- * Takes the lease of answering request `id` (an accept or a decline); false while another
- * answer holds it. The returned function gives it back.
- */
-export async function takeAnsweringLease(
-  kv: Deno.Kv,
-  orgId: string,
-  id: string,
-  now: number,
-  leaseMs: number,
-): Promise<(() => Promise<void>) | undefined> {
-  const key = keys.oid4vpAnswering(orgId, id);
-  const lease = { until: now + leaseMs };
-  const taken = await atomicUpdate(kv, async (op) => {
-    const held = await kv.get<{ until: number }>(key);
-    if (held.value && held.value.until > now) return false;
-    op.check(held).set(key, lease, { expireIn: leaseMs * 2 });
-    return true;
-  });
-  if (!taken) return undefined;
-  return async () => {
-    // Only this lease: one that ran out and was taken by another answer stays.
-    await atomicUpdate(kv, async (op) => {
-      const held = await kv.get<{ until: number }>(key);
-      if (held.value?.until === lease.until) op.check(held).delete(key);
-    });
-  };
-}
