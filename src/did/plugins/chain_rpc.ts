@@ -1,8 +1,8 @@
 /**
  * What the chain plug-ins (did:ethr) share: an ethers 6 JSON-RPC provider whose requests go
- * through the service's outbound client and count their failures (so that the driver adapter can
- * tell a node outage from a driver's answer), and the search for the last block at or before a
- * time (`versionTime`). Types only from ethers here: the plug-in's loader imports ethers itself, on
+ * through the service's outbound client and report their failures to the driver call they belong
+ * to (so that the driver adapter can tell a node outage from a driver's answer), and the search
+ * for the last block at or before a time (`versionTime`). Types only from ethers here: the plug-in's loader imports ethers itself, on
  * first use.
  *
  * Chain RPC URLs are operator configuration: the client they go through allows private and plain
@@ -26,38 +26,51 @@ export interface EthersModule {
   Network: typeof import("ethers").Network;
 }
 
+/** A call to the chain node that failed: no answer, an HTTP error or a JSON-RPC error. */
+export class RpcFailure extends Error {
+  override readonly name = "RpcFailure";
+}
+
 /**
  * A provider for `rpcUrl` on `chainId` (static: no network detection, no retry loop), one request
- * per HTTP call (no batching, so a failure belongs to one call), no response cache, no throttling
- * retries; every call through `fetch` under `timeoutMs`, failures counted in `health`.
+ * per HTTP call (no batching, so a failure belongs to one request), no response cache, no
+ * throttling retries; every call through `fetch` under `timeoutMs`. A failed request rejects the
+ * `send` that made it with an {@link RpcFailure}, which is reported to `transport` in the context
+ * of that `send`'s caller (the driver call it belongs to; ethers sends the queued requests of
+ * concurrent calls from one timer, so the request itself cannot tell whose it is).
  */
 export function rpcProvider(
   ethers: EthersModule,
   rpcUrl: string,
   chainId: bigint,
-  options: { fetch: SafeFetch; health: TransportHealth; timeoutMs: number },
+  options: { fetch: SafeFetch; transport: TransportHealth; timeoutMs: number },
 ): JsonRpcProvider {
   const req = new ethers.FetchRequest(rpcUrl);
   req.timeout = options.timeoutMs;
   req.setThrottleParams({ maxAttempts: 1 });
-  req.getUrlFunc = rpcGetUrl(options.fetch, options.health, options.timeoutMs);
-  return new ethers.JsonRpcProvider(req, ethers.Network.from(chainId), {
+  req.getUrlFunc = rpcGetUrl(options.fetch, options.timeoutMs);
+  const provider = new ethers.JsonRpcProvider(req, ethers.Network.from(chainId), {
     staticNetwork: true,
     batchMaxCount: 1,
     cacheTimeout: -1,
     polling: false,
   });
+  const send = provider.send.bind(provider);
+  provider.send = (method, params) =>
+    send(method, params).catch((err: unknown) => {
+      if (err instanceof RpcFailure) options.transport.failed(err.message);
+      throw err;
+    });
+  return provider;
 }
 
-/** ethers' `getUrlFunc` over the outbound client; counts a failed call in `health`. */
+/** ethers' `getUrlFunc` over the outbound client; throws an {@link RpcFailure} for a failed call. */
 export function rpcGetUrl(
   fetch: SafeFetch,
-  health: TransportHealth,
   timeoutMs: number,
 ): (req: FetchRequest, signal?: FetchCancelSignal) => Promise<GetUrlResponse> {
-  const failed = (why: string) => {
-    health.failures++;
-    health.lastFailure = why;
+  const failed = (why: string): never => {
+    throw new RpcFailure(why);
   };
   return async (req, signal) => {
     const abort = new AbortController();
@@ -74,14 +87,13 @@ export function rpcGetUrl(
       });
     } catch (err) {
       const kind = (err as { kind?: string }).kind;
-      failed(
+      return failed(
         kind === "timeout"
           ? `no answer within ${timeoutMs} ms`
           : kind === "network" || kind === "dns"
           ? "the node could not be reached"
           : kind ?? "the call failed",
       );
-      throw err;
     }
     if (res.status >= 400) failed(`the node answered HTTP ${res.status}`);
     else {

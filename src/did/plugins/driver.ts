@@ -38,6 +38,7 @@ import {
   type ResolveContext,
   type Result,
 } from "../types.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { lazy } from "../../base/mod.ts";
 
 /** The parsed DID URL a driver is given (`did-resolver`'s `ParsedDID`). */
@@ -65,12 +66,33 @@ export type DriverFunction = (...args: any[]) => Promise<unknown>;
 /** A driver's `getResolver()` result: method name → resolve function. */
 export type DriverMap = Record<string, DriverFunction>;
 
-/** Counts an RPC transport's failures, so that an outage is told apart from a driver's answer. */
+/**
+ * Where a plug-in's RPC transport reports a failed call (no connection, timeout, HTTP error,
+ * JSON-RPC error), so that an outage is told apart from a driver's answer. A report belongs to the
+ * driver call it was made for: each call of the adapter runs in a context of its own, so one
+ * call's failure never changes another's answer (see {@link transportReporter}).
+ */
 export interface TransportHealth {
-  /** Grows by one on every failed call (no connection, timeout, HTTP error, JSON-RPC error). */
-  failures: number;
-  /** What the last failure was, in words (never the URL: it may carry an API key). */
-  lastFailure?: string;
+  /** Reports a failure of the call under way, in words (never the URL: it may carry a key). */
+  failed(why: string): void;
+}
+
+/** The transport failures of one driver call. */
+interface CallTransport {
+  failure?: string;
+}
+
+/** The driver call under way (its context follows the call's awaits, whoever else runs). */
+const callTransport = new AsyncLocalStorage<CallTransport>();
+
+/** The reporter of a plug-in's transport: a failure goes to the driver call under way. */
+export function transportReporter(): TransportHealth {
+  return {
+    failed(why) {
+      const call = callTransport.getStore();
+      if (call) call.failure ??= why;
+    },
+  };
 }
 
 /** A loaded driver and what the plug-in knows about it once loaded. */
@@ -115,7 +137,7 @@ export interface DriverPlugin {
    * reached).
    */
   networks?: { served: readonly string[]; of(parsed: ParsedDid): string | undefined };
-  /** Its RPC transport's failure counter, when the plug-in built the transport. */
+  /** Its RPC transport's reporter ({@link transportReporter}), when the plug-in built the transport. */
   transport?: TransportHealth;
 }
 
@@ -263,21 +285,19 @@ class PluginMethod implements DidMethod {
         `the ${method} driver has no "${this.name}" resolver`,
       );
     }
-    const failuresBefore = this.plugin.transport?.failures ?? 0;
     const deadline = Date.now() + this.timeoutMs;
-    const outcome = await this.call(fn, loaded, parsed, version, depth, deadline);
+    const call: CallTransport = {};
+    const outcome = await callTransport.run(
+      call,
+      () => this.call(fn, loaded, parsed, version, depth, deadline),
+    );
     const result = outcome instanceof Failure ? thrown(method, outcome) : outcome;
     const error = result.didResolutionMetadata.error;
-    const transport = this.plugin.transport;
-    if (error !== undefined && error !== "internalError" && transport !== undefined) {
-      if (transport.failures !== failuresBefore) {
-        return resolutionError(
-          "internalError",
-          `the ${method} driver could not reach its chain node (${
-            transport.lastFailure ?? "failed"
-          })`,
-        );
-      }
+    if (error !== undefined && error !== "internalError" && call.failure !== undefined) {
+      return resolutionError(
+        "internalError",
+        `the ${method} driver could not reach its chain node (${call.failure})`,
+      );
     }
     if (error === "methodNotSupported" && networks !== undefined) {
       return unserved(method, networks.of(parsed), networks);

@@ -12,7 +12,7 @@ import type { SafeFetch } from "../../outbound/mod.ts";
 import type { EthrNetwork } from "../../config/mod.ts";
 import { fail, ok, type ParsedDid } from "../types.ts";
 import { blockAt, providerBlocks, rpcProvider } from "./chain_rpc.ts";
-import type { DriverPlugin, LoadedDriver, TransportHealth } from "./driver.ts";
+import { type DriverPlugin, type LoadedDriver, transportReporter } from "./driver.ts";
 
 /** ethr-did-resolver's reading of a method-specific id: `[<network>:]<address or public key>`. */
 const IDENTIFIER = /^(.*)?(0x[0-9a-fA-F]{40}|0x[0-9a-fA-F]{66})$/;
@@ -47,7 +47,7 @@ export function ethrPlugin(
   networks: readonly EthrNetwork[],
   options: EthrPluginOptions,
 ): DriverPlugin {
-  const health: TransportHealth = { failures: 0 };
+  const transport = transportReporter();
   return {
     methods: ["ethr"],
     kind: "network",
@@ -61,7 +61,7 @@ export function ethrPlugin(
       humanReadable: false,
     },
     networks: { served: ethrNetworkNames(networks), of: ethrNetworkOf },
-    transport: health,
+    transport,
     driver: async () => {
       const [ethers, { getResolver }] = await Promise.all([
         import("ethers"),
@@ -70,7 +70,7 @@ export function ethrPlugin(
       const byName = new Map<string, ReturnType<typeof rpcProvider>>();
       const configured = networks.map((n) => {
         const chainId = BigInt(n.chainId);
-        const provider = rpcProvider(ethers, n.rpcUrl, chainId, { ...options, health });
+        const provider = rpcProvider(ethers, n.rpcUrl, chainId, { ...options, transport });
         if (n.name !== undefined) byName.set(n.name, provider);
         byName.set(`0x${chainId.toString(16)}`, provider);
         const { rpcUrl: _url, ...rest } = n;
