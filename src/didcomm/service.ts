@@ -14,6 +14,7 @@ import {
   type ConnectionView,
   connectionView,
   getConnection,
+  getConnectionEntry,
 } from "./connections/record.ts";
 import { receiveInvitation } from "./connections/invitation.ts";
 import { didRotationHandler, hangUp, ROTATE_KIND } from "./connections/rotate_ours.ts";
@@ -107,11 +108,15 @@ export class DidcommService {
   /**
    * Adds `message` for the connection to `op` (the caller's atomic operation): delivered at least
    * once after `op` commits, never if it does not. 404 unknown connection, 409 not completed.
-   * Wake the dispatcher after the commit.
+   * The connection is checked in `op` as it was read: should it change before the commit (a hang
+   * up, a rotation of its keys), the commit fails and the caller's retry reads it again. Wake the
+   * dispatcher after the commit.
    */
   async queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void> {
-    const connection = await getConnection(this.#d.kv, input.orgId, input.connectionId);
+    const entry = await getConnectionEntry(this.#d.kv, input.orgId, input.connectionId);
+    const connection = entry.value;
     if (!connection) throw notFound(`Connection "${input.connectionId}" does not exist.`);
+    op.check(entry);
     if (input.requireCompleted !== false && connection.state !== "completed") {
       throw conflict(
         `Connection "${connection.id}" is ${connection.state}; messages need a completed connection.`,
