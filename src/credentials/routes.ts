@@ -36,84 +36,78 @@ const SdJwtParams = z.object({
   ...RecordIdParam.shape,
 });
 
+/** Each format's routes: the path segment, operation ids, texts, schemas and tag they keep. */
+const FORMATS = [
+  {
+    format: "ldp_vc",
+    segment: "w3c-credentials",
+    name: "W3C",
+    tag: "credentials",
+    ids: ["listW3cCredentials", "getW3cCredential", "checkW3cCredentialStatus"],
+    listed: "The org's stored W3C verifiable credentials, newest first",
+    one: "One stored W3C verifiable credential",
+    schema: W3cCredentialSchema,
+    page: W3cCredentialList,
+    params: Params,
+  },
+  {
+    format: "dc+sd-jwt",
+    segment: "sd-jwt-credentials",
+    name: "SD-JWT",
+    tag: "openid4vc",
+    ids: ["listSdJwtCredentials", "getSdJwtCredential", "checkSdJwtCredentialStatus"],
+    listed: "The org's stored SD-JWT VCs, newest first",
+    one: "One stored SD-JWT VC",
+    schema: SdJwtCredentialSchema,
+    page: SdJwtCredentialList,
+    params: SdJwtParams,
+  },
+] as const;
+
 /** The stored credential routes. */
 export function storedCredentialRoutes({ credentials }: StoredCredentialRoutesDeps) {
   const app = createRouter();
-  const w3c = orgRecordRoutes(app, ["credentials"]);
-  const sdJwt = orgRecordRoutes(app, ["openid4vc"]);
+  for (const f of FORMATS) {
+    const routes = orgRecordRoutes(app, [f.tag]);
+    const [listId, getId, checkId] = f.ids;
+    routes.list({
+      path: `/orgs/{orgId}/${f.segment}`,
+      operationId: listId,
+      summary: f.listed,
+      query: PageQuery,
+      page: json(f.page, "A page of credentials."),
+    }, (orgId, { cursor, limit }) => credentials.list(orgId, f.format, { limit, cursor }));
 
-  w3c.list({
-    path: "/orgs/{orgId}/w3c-credentials",
-    operationId: "listW3cCredentials",
-    summary: "The org's stored W3C verifiable credentials, newest first",
-    query: PageQuery,
-    page: json(W3cCredentialList, "A page of credentials."),
-  }, (orgId, { cursor, limit }) => credentials.list(orgId, "ldp_vc", { limit, cursor }));
+    routes.record({
+      method: "get",
+      path: `/orgs/{orgId}/${f.segment}/{id}`,
+      operationId: getId,
+      summary: f.one,
+      params: f.params,
+      ok: json(f.schema, "The credential."),
+      errors: [400, 401, 403, 404, 503],
+    }, (orgId, id) => credentials.get(orgId, f.format, id));
 
-  w3c.record({
-    method: "get",
-    path: "/orgs/{orgId}/w3c-credentials/{id}",
-    operationId: "getW3cCredential",
-    summary: "One stored W3C verifiable credential",
-    params: Params,
-    ok: json(W3cCredentialSchema, "The credential."),
-    errors: [400, 401, 403, 404, 503],
-  }, (orgId, id) => credentials.get(orgId, "ldp_vc", id));
-
-  sdJwt.list({
-    path: "/orgs/{orgId}/sd-jwt-credentials",
-    operationId: "listSdJwtCredentials",
-    summary: "The org's stored SD-JWT VCs, newest first",
-    query: PageQuery,
-    page: json(SdJwtCredentialList, "A page of credentials."),
-  }, (orgId, { cursor, limit }) => credentials.list(orgId, "dc+sd-jwt", { cursor, limit }));
-
-  sdJwt.record({
-    method: "get",
-    path: "/orgs/{orgId}/sd-jwt-credentials/{id}",
-    operationId: "getSdJwtCredential",
-    summary: "One stored SD-JWT VC",
-    params: SdJwtParams,
-    ok: json(SdJwtCredentialSchema, "The credential."),
-    errors: [400, 401, 403, 404, 503],
-  }, (orgId, id) => credentials.get(orgId, "dc+sd-jwt", id));
-
-  const checks = [
-    ["w3c-credentials", "checkW3cCredentialStatus", "W3C", "ldp_vc", W3cCredentialSchema, [
-      "credentials",
-    ]],
-    [
-      "sd-jwt-credentials",
-      "checkSdJwtCredentialStatus",
-      "SD-JWT",
-      "dc+sd-jwt",
-      SdJwtCredentialSchema,
-      [
-        "openid4vc",
-      ],
-    ],
-  ] as const;
-  for (const [segment, operationId, name, format, schema, tags] of checks) {
     app.openapi(
       createRoute({
         method: "post",
-        path: `/orgs/{orgId}/${segment}/{id}/check-status`,
-        operationId,
-        tags: [...tags],
-        summary: `Check a stored ${name} credential's status now`,
+        path: `/orgs/{orgId}/${f.segment}/{id}/check-status`,
+        operationId: checkId,
+        tags: [f.tag],
+        summary: `Check a stored ${f.name} credential's status now`,
         description: "Asks the issuer's status list again (a list older than its `ttl` is " +
           "fetched again; it is verified against the credential's issuer). 200 with the " +
           "credential and its `status`; a change of `status.state` emits " +
           "`credential.status_changed`.",
         request: { params: Params },
         responses: {
-          200: json(schema, "The credential with its status, checked now."),
+          200: json(f.schema, "The credential with its status, checked now."),
           ...errorResponses(400, 401, 403, 404, 503),
         },
       }),
       async (c) => {
         const { orgId, id } = c.req.valid("param");
-        return c.json(await credentials.checkStatus(orgId, format, id), 200);
+        return c.json(await credentials.checkStatus(orgId, f.format, id), 200);
       },
     );
   }

@@ -111,6 +111,23 @@ export class ExchangeKit<S extends StoredExchangeBase> {
     return entry;
   }
 
+  /**
+   * True when `threadId` already has an exchange: the message that would open another one is
+   * refused with a problem report (`code`; `what` names the message, e.g. "An offer") and records
+   * nothing.
+   */
+  async isRepeat(
+    inbound: ExchangeInbound,
+    threadId: string,
+    code: string,
+    what: string,
+  ): Promise<boolean> {
+    if (!(await this.readByThread(inbound.orgId, threadId))) return false;
+    const why = `${what} on thread "${threadId}" was already received; this one is ignored.`;
+    await this.reply(inbound, threadId, code, why);
+    return true;
+  }
+
   /** Adds a problem report to the sender to `inbound.op`; logs it, and a report not queued. */
   async reply(inbound: ExchangeInbound, threadId: string, code: string, explanation: string) {
     const fields = { orgId: inbound.orgId, connectionId: inbound.connectionId, threadId };

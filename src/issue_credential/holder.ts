@@ -10,7 +10,7 @@
  */
 import type { AgentRecord, AutoAcceptPolicy } from "../agents/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
-import { type ExchangeDidcomm, ExchangeKit, type ExchangeProtocol } from "../didcomm/mod.ts";
+import { ExchangeKit, type ExchangeKitDeps, type ExchangeProtocol } from "../didcomm/mod.ts";
 import { conflict } from "../base/mod.ts";
 import type { Page } from "../kv/mod.ts";
 import type { StatusService } from "../status/mod.ts";
@@ -46,15 +46,10 @@ const ISSUE_CREDENTIAL: ExchangeProtocol<StoredExchange> = {
   addUpdate: addExchangeUpdate,
 };
 
-/** What the holder is built from. */
-export interface HolderDeps {
-  kv: Deno.Kv;
-  /** Woken after a commit that queued outbox messages. */
-  dispatcher: { wake(): void };
-  now: () => number;
+/** What the holder is built from: the exchange kit's KV, DIDComm layer, dispatcher and clock, and… */
+export interface HolderDeps extends ExchangeKitDeps {
   /** The org agents: the auto-accept policy and the holder key. */
   agents: { find(orgId: string): Promise<AgentRecord | undefined> };
-  didcomm: ExchangeDidcomm;
   /** Resolves issuer DIDs for proof verification (the service's resolver). */
   resolveDid: ResolveDid;
   /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store); default none. */

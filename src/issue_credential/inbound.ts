@@ -63,14 +63,7 @@ export function holderHandlers(holder: CredentialHolder): Record<string, Exchang
     if (!connectionId) {
       return await kit.reply(inbound, threadId, PROBLEM_CODES.unexpected, "No connection.");
     }
-    if (await kit.readByThread(orgId, threadId)) {
-      return await kit.reply(
-        inbound,
-        threadId,
-        PROBLEM_CODES.unexpected,
-        `An offer on thread "${threadId}" was already received; this one is ignored.`,
-      );
-    }
+    if (await kit.isRepeat(inbound, threadId, PROBLEM_CODES.unexpected, "An offer")) return;
     const parsed = parseOffer(message);
     if (!parsed.ok && parsed.kind === "malformed") {
       return await kit.reply(

@@ -10,15 +10,11 @@
  */
 import type { CredentialOfferObject, IssuerMetadataResult } from "@openid4vc/openid4vci";
 import type { Wallet } from "../agents/mod.ts";
-import type { SecretBox } from "../crypto/mod.ts";
-import type { DidResolver } from "../did/mod.ts";
 import { badRequest, conflict, notFound, wrongState } from "../base/mod.ts";
 import { atomicUpdate, keys, type Page, uuidv7, withLease } from "../kv/mod.ts";
-import type { SafeFetch } from "../outbound/mod.ts";
-import type { Dispatcher } from "../outbox/mod.ts";
-import type { StatusService } from "../status/mod.ts";
 import { issuerClient } from "./client.ts";
 import { addPoll, clampInterval, GIVE_UP_MS, vctOf } from "./deferred.ts";
+import type { DeferredDeps } from "./deferred_poll.ts";
 import { type Issuance, redeemOffer } from "./issuance.ts";
 import { issuerFailure } from "./issuer_fetch.ts";
 import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
@@ -32,22 +28,12 @@ import {
   offerTokenAad,
   type StoredOffer,
 } from "./record.ts";
-import { CredentialRejected, type CredentialStore } from "../credentials/mod.ts";
+import { CredentialRejected } from "../credentials/mod.ts";
 import { addNewOffer, addOfferUpdate, listOffers, readOffer } from "./store.ts";
 
-/** What the holder uses. */
-export interface Oid4vcHolderDeps {
-  kv: Deno.Kv;
-  secrets: SecretBox;
-  safeFetch: SafeFetch;
+/** What the holder uses: what a deferred issuance's polls use, and the org wallets (proof keys). */
+export interface Oid4vcHolderDeps extends DeferredDeps {
   wallet: Wallet;
-  resolver: DidResolver;
-  dispatcher: Dispatcher;
-  /** Credential status: checked before a credential is stored. */
-  status: Pick<StatusService, "statusOf">;
-  /** The org's stored credentials: the credentials an offer brings are added there. */
-  credentials: Pick<CredentialStore, "add">;
-  now: () => number;
 }
 
 const ACCEPT_LEASE_MS = 60_000;

@@ -43,14 +43,7 @@ export function proverHandlers(prover: ProofProver): Record<string, ExchangeHand
     const { orgId, connectionId, message, op, now } = inbound;
     const threadId = threadIdOf(message);
     if (!connectionId) return;
-    if (await kit.readByThread(orgId, threadId)) {
-      return await kit.reply(
-        inbound,
-        threadId,
-        PROOF_PROBLEM_CODES.unexpected,
-        `A request on thread "${threadId}" was already received; this one is ignored.`,
-      );
-    }
+    if (await kit.isRepeat(inbound, threadId, PROOF_PROBLEM_CODES.unexpected, "A request")) return;
     const parsed = parseProofRequest(message);
     if (!parsed.ok && parsed.kind === "malformed") {
       return await kit.reply(

@@ -10,7 +10,7 @@
 import type { AgentRecord, ProofAutoAcceptPolicy, WalletKey } from "../agents/mod.ts";
 import type { CredentialStore, RemoteContexts } from "../credentials/mod.ts";
 import { verkeyToDidKey } from "../crypto/mod.ts";
-import { type ExchangeDidcomm, ExchangeKit, type ExchangeProtocol } from "../didcomm/mod.ts";
+import { ExchangeKit, type ExchangeKitDeps, type ExchangeProtocol } from "../didcomm/mod.ts";
 import { badRequest, conflict, notFound } from "../base/mod.ts";
 import type { Page } from "../kv/mod.ts";
 import { type Candidate, evaluateRequest, type Evaluation } from "./evaluate.ts";
@@ -48,17 +48,12 @@ const PRESENT_PROOF: ExchangeProtocol<StoredProof> = {
   addUpdate: addProofUpdate,
 };
 
-/** What the prover is built from. */
-export interface ProverDeps {
-  kv: Deno.Kv;
-  /** Woken after a commit that queued outbox messages. */
-  dispatcher: { wake(): void };
-  now: () => number;
+/** What the prover is built from: the exchange kit's KV, DIDComm layer, dispatcher and clock, and… */
+export interface ProverDeps extends ExchangeKitDeps {
   /** The org agents: the auto-accept policy and the key that signs. */
   agents: { find(orgId: string): Promise<AgentRecord | undefined> };
   /** The org wallets: the agent key's private half, opened only to sign. */
   wallet: { openKey(orgId: string, keyId: string): Promise<WalletKey | undefined> };
-  didcomm: ExchangeDidcomm;
   /**
    * The org's stored credentials: the W3C ones a presentation may use (checked now: revoked and
    * suspended ones are never offered).
