@@ -18,7 +18,7 @@
  * @module
  */
 import { verifyEd25519 } from "../../crypto/mod.ts";
-import { type SafeFetch, SafeFetchError } from "../../outbound/mod.ts";
+import type { SafeFetch } from "../../outbound/mod.ts";
 import {
   type DidDocument,
   type DidMethod,
@@ -27,7 +27,7 @@ import {
   resolutionError,
 } from "../types.ts";
 import { readVersion } from "../version.ts";
-import { didWebUrl } from "./web.ts";
+import { didWebUrl, fetchFailure, hostStatusError } from "./web.ts";
 import { lazy } from "../../base/mod.ts";
 
 /** Options of `createWebvhMethod`. */
@@ -142,18 +142,8 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       } catch (err) {
         return fetchFailure(err, where.url);
       }
-      if (res.status === 404 || res.status === 410) {
-        return resolutionError(
-          "notFound",
-          `${where.url} answered ${res.status}: there is no DID log for ${parsed.did}`,
-        );
-      }
-      if (res.status !== 200) {
-        return resolutionError(
-          "internalError",
-          `${where.url} answered ${res.status} instead of a DID log`,
-        );
-      }
+      const refused = hostStatusError(where.url, res.status, parsed.did, "DID log");
+      if (refused) return refused;
       const log = parseLog(res.body);
       if (typeof log === "string") return resolutionError("invalidDid", `${log} (${where.url})`);
 
@@ -223,11 +213,6 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       };
     },
   };
-}
-
-function fetchFailure(err: unknown, url: string): DidResolutionResult {
-  const why = err instanceof SafeFetchError || err instanceof Error ? err.message : String(err);
-  return resolutionError("internalError", `fetching ${url} failed: ${why}`);
 }
 
 function errorText(err: unknown): string {
