@@ -22,6 +22,8 @@ export interface DevBannerInput {
   apiKey: string;
   /** The demo org's agent endpoint when it already has one (the configure call would be 409). */
   existingEndpoint?: string;
+  /** The Deno the reader runs the tasks with (default: this one), as `npx -y deno@<version>`. */
+  denoVersion?: string;
 }
 
 /** The banner's text, every command on one line so that it pastes as it is. */
@@ -33,8 +35,9 @@ export function devBanner(b: DevBannerInput): string {
   const lines = [
     "",
     `Dev mode: ${base} (KV ${b.kvPath ?? "platform"}, outbound calls may reach localhost).`,
-    `A token of the demo org "${b.org}" (role owner), for the README's first ten minutes:`,
+    `A token of the demo org "${b.org}" (role owner) and the base URL, for the README's first ten minutes:`,
     `  export TOKEN=${b.token}`,
+    `  export BASE=${base}`,
     `Who am I:`,
     `  curl ${auth} ${base}/me`,
   ];
@@ -55,7 +58,9 @@ export function devBanner(b: DevBannerInput): string {
     );
   }
   lines.push(
-    `API docs: ${base}/docs. More tokens: deno task token --org ID --role ROLE`,
+    `API docs: ${base}/docs. More tokens: npx -y deno@${
+      b.denoVersion ?? Deno.version.deno
+    } task token --org ID --role ROLE`,
     "",
   );
   return lines.join("\n");
