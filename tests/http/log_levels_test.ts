@@ -1,5 +1,5 @@
 /**
- * The level of each request's log line (README "Errors"): error for our 5xx, warn when a peer
+ * The level of each request's log line (src/http/README.md "Errors"): error for our 5xx, warn when a peer
  * failed or refused (502, 504, or a 500 that reports a peer's failure, such as a DID host's), info
  * for 4xx and 501, debug otherwise. A DID host's failure through the app: tests/did/answer_test.ts.
  */
