@@ -17,9 +17,9 @@ export {
   type PresentationCheck,
   type StoredCredential,
   subjectOf,
-} from "./store.ts";
-export { storedCredentialRoutes, type StoredCredentialRoutesDeps } from "./routes.ts";
-export { SdJwtCredentialSchema, W3cCredentialSchema } from "./schemas.ts";
+} from "./credential_store.ts";
+export { storedCredentialRoutes, type StoredCredentialRoutesDeps } from "./credential_routes.ts";
+export { SdJwtCredentialSchema, W3cCredentialSchema } from "./credential_schemas.ts";
 export { newW3cRecord, type W3cCredentialRecord, type W3cCredentialView } from "./w3c_store.ts";
 export type { SdJwtCredentialRecord, SdJwtCredentialView } from "./sd_jwt_store.ts";
 export { ContextStore, type ContextStoreDeps } from "./jsonld/context_store.ts";

@@ -16,13 +16,13 @@ import {
   PageQuery,
   RecordIdParam,
 } from "../http/mod.ts";
-import type { CredentialStore } from "./store.ts";
+import type { CredentialStore } from "./credential_store.ts";
 import {
   SdJwtCredentialList,
   SdJwtCredentialSchema,
   W3cCredentialList,
   W3cCredentialSchema,
-} from "./schemas.ts";
+} from "./credential_schemas.ts";
 
 /** What the routes use. */
 export interface StoredCredentialRoutesDeps {
