@@ -8,8 +8,8 @@
  * @module
  */
 import jsonld from "jsonld";
+import { Lru } from "../../base/mod.ts";
 import type { DocumentLoader } from "./types.ts";
-import { Lru } from "../../lru.ts";
 
 const cache = new Lru<string[]>(2000);
 
