@@ -1,0 +1,330 @@
+/**
+ * The mutation list of `deno task mutants` (runner: `run.ts`): each entry breaks one rule a user
+ * relies on, in one place of the product, and names the test files that must then fail.
+ *
+ * Re-pointing after a move: change `path` (and the paths in `tests`); the anchor is the exact text
+ * to replace and must occur exactly once in the file (`deno task mutants` lists every anchor that
+ * does not, and so does `tests/mutants/anchors_test.ts`). Keep anchors short but unique: a whole
+ * statement, not a fragment that a formatter could re-wrap.
+ *
+ * @module
+ */
+
+/** One mutation: where, what, which rule it breaks, which tests own that rule. */
+export interface Mutation {
+  /** Stable name, `area/what-breaks`. */
+  id: string;
+  /** The rule broken, in words (as CONTRACT.md says it). */
+  rule: string;
+  /** The file, relative to the repository root. */
+  path: string;
+  /** The exact text replaced (must occur exactly once in the file). */
+  anchor: string;
+  /** What it is replaced with. */
+  replacement: string;
+  /** The owning test files (relative to the root); only these run against the mutation. */
+  tests: string[];
+}
+
+export const MUTATIONS: Mutation[] = [
+  // --- bearer tokens (JWT) ---------------------------------------------------------------------
+  {
+    id: "auth/issuer-not-checked",
+    rule: "A token of another issuer is 401 invalid_token (`iss` required and checked).",
+    path: "src/http/auth.ts",
+    anchor: "        issuer: trusted.issuer,\n",
+    replacement: "",
+    tests: ["tests/http/auth_test.ts"],
+  },
+  {
+    id: "auth/any-algorithm",
+    rule: "Only AUTH_ALGORITHMS verify a token; a disallowed algorithm is 401.",
+    path: "src/http/auth.ts",
+    anchor: "        algorithms: trusted.algorithms,\n",
+    replacement: "",
+    tests: ["tests/http/auth_test.ts"],
+  },
+  // --- org isolation -----------------------------------------------------------------------------
+  {
+    id: "orgs/record-of-another-org-visible",
+    rule: "A record of an org the caller is not a member of is 404, never shown.",
+    path: "src/http/org.ts",
+    anchor: "if (!found || !isOrgMember(p, found.orgId)) throw notFound(missing);",
+    replacement: "if (!found) throw notFound(missing);",
+    tests: ["tests/credentials/accept_credential_test.ts", "tests/proofs/accept_test.ts"],
+  },
+  {
+    id: "orgs/member-role-not-checked",
+    rule: "A token with no role in the path's org gets 403 on every org route.",
+    path: "src/http/org.ts",
+    anchor:
+      '  } else if (!hasOrgRole(p, orgId, MEMBER_ROLES)) {\n    throw forbidden(`You are not a member of organization "${orgId}".`);\n  }',
+    replacement: "  }",
+    tests: ["tests/openid4vp/routes_roles_test.ts"],
+  },
+  {
+    id: "orgs/agent-token-administers",
+    rule: "Agent tokens never administer (configure, webhooks): 403.",
+    path: "src/http/org.ts",
+    anchor:
+      '    if (p.kind === "agent") {\n      throw forbidden(`Agent tokens cannot administer organization "${orgId}".`);\n    }\n',
+    replacement: "",
+    tests: ["tests/credentials/agent_token_test.ts", "tests/agents/token_test.ts"],
+  },
+  // --- agent API keys --------------------------------------------------------------------------
+  {
+    id: "api-key/stored-in-clear",
+    rule: "An agent API key is kept only as a salted PBKDF2 hash.",
+    path: "src/agents/service.ts",
+    anchor: "      apiKeyHash: await hashSecret(input.apiKey),",
+    replacement: "      apiKeyHash: input.apiKey,",
+    tests: ["tests/agents/secrets_test.ts"],
+  },
+  {
+    id: "api-key/hash-not-compared",
+    rule: "A wrong agent API key gets no token (401).",
+    path: "src/crypto/secret_box.ts",
+    anchor: "  return timingSafeEqual(h, fromB64u(hash));",
+    replacement: "  return h.length > 0 || timingSafeEqual(h, fromB64u(hash));",
+    tests: ["tests/agents/token_test.ts"],
+  },
+  // --- rate limit --------------------------------------------------------------------------------
+  {
+    id: "rate-limit/one-more-attempt",
+    rule: "At most 10 token attempts per address and 30 per org a minute; then 429.",
+    path: "src/agents/attempt_limits.ts",
+    anchor: "    if (count >= limit.max) return false;",
+    replacement: "    if (count > limit.max) return false;",
+    tests: ["tests/agents/token_limits_test.ts"],
+  },
+  // --- webhooks ----------------------------------------------------------------------------------
+  {
+    id: "webhooks/signature-without-timestamp",
+    rule: "webhook-signature is v1, + base64 HMAC-SHA256 of id.timestamp.body.",
+    path: "src/webhooks/signature.ts",
+    anchor: "  const data = te.encode(`${id}.${timestampSeconds}.${body}`);",
+    replacement: "  const data = te.encode(`${id}.${body}`);",
+    tests: ["tests/webhooks/delivery_test.ts"],
+  },
+  // --- DID cache ---------------------------------------------------------------------------------
+  {
+    id: "did-cache/keeps-an-error",
+    rule: "A failed resolution (internalError) is never cached.",
+    path: "src/did/cache.ts",
+    anchor: "    else if (error !== undefined) return undefined;",
+    replacement: '    else if (error === "invalidDid") return undefined;',
+    tests: ["tests/did/cache_test.ts"],
+  },
+  // --- atomic ack and state --------------------------------------------------------------------
+  {
+    id: "credentials/ack-in-its-own-commit",
+    rule: "accept-credential commits done and the ack in one atomic write; the ack is sent once.",
+    path: "src/credentials/holder.ts",
+    anchor: "      await this.queue(op, stored, ackMessage(stored.record.threadId));",
+    replacement:
+      "      const own = this.#d.kv.atomic();\n      await this.queue(own, stored, ackMessage(stored.record.threadId));\n      await own.commit();",
+    tests: ["tests/credentials/accept_credential_test.ts"],
+  },
+  // --- DIDComm envelopes and signatures ----------------------------------------------------------
+  {
+    id: "didcomm/sender-not-the-connection",
+    rule: "A message on a connection is processed only from the connection's other side.",
+    path: "src/didcomm/inbound.ts",
+    anchor: "    if (!ctx.senderKey || !ctx.connection.theirKeys.includes(ctx.senderKey)) {",
+    replacement: "    if (!ctx.senderKey) {",
+    tests: ["tests/didcomm/inbound_test.ts"],
+  },
+  {
+    id: "didcomm/signed-attachment-not-verified",
+    rule: "A DID Exchange response's signed attachment must verify with the invitation key.",
+    path: "src/didcomm/connections/signatures.ts",
+    anchor:
+      "    if (ed25519Verify(signature, utf8.encode(`${sig.protected}.${payloadB64}`), key)) {",
+    replacement: "    if (signature.length > 0) {",
+    tests: [
+      "tests/didcomm/connections/accept_response_test.ts",
+      "tests/didcomm/connections_test.ts",
+    ],
+  },
+  {
+    id: "didcomm/connection-sig-not-verified",
+    rule: "A Connections 1.0 response's connection~sig must verify with the invitation key.",
+    path: "src/didcomm/connections/signatures.ts",
+    anchor: '  if (!ed25519Verify(signature, data, signer)) return fail("does not verify");',
+    replacement: '  if (signature.length === 0) return fail("does not verify");',
+    tests: [
+      "tests/didcomm/connections/accept_response_test.ts",
+      "tests/didcomm/connections_test.ts",
+    ],
+  },
+  // --- JSON-LD proofs ----------------------------------------------------------------------------
+  {
+    id: "jsonld/proof-not-verified",
+    rule: "A JSON-LD credential whose proof does not verify is refused.",
+    path: "src/credentials/jsonld/verify.ts",
+    anchor: "    if (result.verified === true) {",
+    replacement: "    if (result !== undefined) {",
+    tests: ["tests/credentials/jsonld/verify_test.ts"],
+  },
+  // --- SD-JWT VC ---------------------------------------------------------------------------------
+  {
+    id: "sd-jwt/issuer-signature-not-verified",
+    rule: "A received SD-JWT VC's issuer signature must verify.",
+    path: "src/openid4vc/sd_jwt.ts",
+    anchor: "    await jose.compactVerify(jwt, key, { algorithms: [header.alg as string] });",
+    replacement: "    void key;",
+    tests: ["tests/openid4vc/sd_jwt_test.ts"],
+  },
+  {
+    id: "sd-jwt/unreferenced-disclosure-accepted",
+    rule: "Every disclosure's digest must be referenced by the credential.",
+    path: "src/openid4vc/sd_jwt.ts",
+    anchor: "    if (!known.has(digest)) {",
+    replacement: '    if (digest === "") {',
+    tests: ["tests/openid4vc/sd_jwt_test.ts"],
+  },
+  {
+    id: "sd-jwt/cnf-not-the-holder-key",
+    rule: "cnf must name the key that made the proof.",
+    path: "src/openid4vc/sd_jwt.ts",
+    anchor: "    if (theirs !== await jose.calculateJwkThumbprint(ctx.holderJwk)) {",
+    replacement: '    if (theirs === "") {',
+    tests: ["tests/openid4vc/sd_jwt_test.ts"],
+  },
+  // --- OpenID4VP ---------------------------------------------------------------------------------
+  {
+    id: "oid4vp/request-signature-not-verified",
+    rule: "A request object signed by another key, or tampered, is 400; nothing is sent.",
+    path: "src/openid4vp/request_signature.ts",
+    anchor: "      await jose.compactVerify(jwt.compact, key, { algorithms: [alg] });",
+    replacement: "      void key;",
+    tests: ["tests/openid4vp/request_signatures_test.ts"],
+  },
+  {
+    id: "oid4vp/request-expiry-not-checked",
+    rule: "An expired request object is 400 (request_expired).",
+    path: "src/openid4vp/request_signature.ts",
+    anchor: "    checkTimes(jwt.payload, deps.now());",
+    replacement: "    void checkTimes;",
+    tests: ["tests/openid4vp/request_signatures_test.ts"],
+  },
+  {
+    id: "oid4vp/kb-jwt-audience",
+    rule: "The key binding JWT carries aud = the client identifier.",
+    path: "src/openid4vp/sd_jwt_present.ts",
+    anchor: "    kb: { payload: { nonce: kb.nonce, aud: kb.aud, iat: kb.iat } },",
+    replacement: '    kb: { payload: { nonce: kb.nonce, aud: "wallet", iat: kb.iat } },',
+    tests: ["tests/openid4vp/answer_test.ts"],
+  },
+  {
+    id: "oid4vp/suspended-offered",
+    rule: "A revoked or suspended credential is never offered as a match.",
+    path: "src/openid4vp/credential_source.ts",
+    anchor: '  return status?.state !== "revoked" && status?.state !== "suspended";',
+    replacement: '  return status?.state !== "revoked";',
+    tests: ["tests/openid4vp/suspended_test.ts"],
+  },
+  {
+    id: "oid4vp/haip-links-refused",
+    rule: "haip:// links are OpenID4VP requests and are accepted.",
+    path: "src/openid4vp/request_link.ts",
+    anchor: '"openid4vp:", "haip:", "eudi-openid4vp:"',
+    replacement: '"openid4vp:", "eudi-openid4vp:"',
+    tests: ["tests/openid4vp/link_forms_test.ts"],
+  },
+  {
+    id: "oid4vp/https-links-refused",
+    rule: "An https:// link with the request's query is an OpenID4VP request and is accepted.",
+    path: "src/openid4vp/request_link.ts",
+    anchor: '"mdoc-openid4vp:", "https:", "http:"',
+    replacement: '"mdoc-openid4vp:", "http:"',
+    tests: ["tests/openid4vp/link_forms_test.ts"],
+  },
+  {
+    id: "oid4vp/no-event-but-done",
+    rule:
+      "Every change of a presentation request (declined and failed too) emits presentation.state_changed.",
+    path: "src/openid4vp/store.ts",
+    anchor: "    emitChange(op, record, state, now);",
+    replacement: '    if (record.state === "done") emitChange(op, record, state, now);',
+    tests: ["tests/openid4vp/events_test.ts"],
+  },
+  // --- Present Proof -----------------------------------------------------------------------------
+  {
+    id: "proofs/proof-type-ignored",
+    rule:
+      "The presentation is signed with the proof type format.ldp_vp.proof_type names; 409 if none.",
+    path: "src/proofs/present.ts",
+    anchor: "  const suite = presentationProofType(pd);",
+    replacement: '  const suite = "Ed25519Signature2018" as const;',
+    tests: ["tests/proofs/proof_type_test.ts"],
+  },
+  // --- did:plc -----------------------------------------------------------------------------------
+  {
+    id: "plc/document-of-genesis",
+    rule: "The did:plc document is the one of the latest valid operation.",
+    path: "src/did/methods/plc.ts",
+    anchor: "        didDocument: lib.plcDocument(did, state.operation),",
+    replacement: "        didDocument: lib.plcDocument(did, chain[0]!.operation),",
+    tests: ["tests/did/plc_vectors_test.ts"],
+  },
+  {
+    id: "plc/genesis-hash-not-checked",
+    rule: "The genesis operation hashes to the DID.",
+    path: "src/did/methods/plc/verify_log.ts",
+    anchor: "      if (bytes.genesisDid !== did) {",
+    replacement: '      if (bytes.genesisDid === "") {',
+    tests: ["tests/did/plc_rules_test.ts"],
+  },
+  {
+    id: "plc/cid-not-checked",
+    rule: "Every entry's cid is the CID of its operation.",
+    path: "src/did/methods/plc/verify_log.ts",
+    anchor: "    if (bytes.cid !== entry.cid) {",
+    replacement: '    if (bytes.cid === "") {',
+    tests: ["tests/did/plc_rules_test.ts"],
+  },
+  {
+    id: "plc/prev-not-checked",
+    rule: "Every later operation names an earlier one as prev.",
+    path: "src/did/methods/plc/verify_log.ts",
+    anchor: "    const prev = nodes.get(op.prev);",
+    replacement: "    const prev = nodes.get(op.prev) ?? head;",
+    tests: ["tests/did/plc_rules_test.ts"],
+  },
+  {
+    id: "plc/after-tombstone-accepted",
+    rule: "A tombstone ends the log.",
+    path: "src/did/methods/plc/verify_log.ts",
+    anchor: '    if (prev.entry.operation.type === "plc_tombstone") {',
+    replacement:
+      '    if (prev.entry.operation.type === "plc_tombstone" && prev.rotationKeys.length > 0) {',
+    tests: ["tests/did/plc_rules_test.ts", "tests/did/plc_vectors_test.ts"],
+  },
+  {
+    id: "plc/time-order-not-checked",
+    rule: "createdAt increases along the log.",
+    path: "src/did/methods/plc/verify_log.ts",
+    anchor: "      if (entry.time <= prev.entry.time) {",
+    replacement: "      if (entry.time < 0) {",
+    tests: ["tests/did/plc_rules_test.ts"],
+  },
+  {
+    id: "plc/high-s-accepted",
+    rule: "Operations are signed low-S by a rotation key.",
+    path: "src/did/methods/plc/signature.ts",
+    anchor: "        lowS: true,",
+    replacement: "        lowS: false,",
+    tests: ["tests/did/plc_vectors_test.ts"],
+  },
+  // --- did:webvh ---------------------------------------------------------------------------------
+  {
+    id: "webvh/proof-not-verified",
+    rule: "Every did:webvh log entry's proof must verify.",
+    path: "src/did/methods/webvh.ts",
+    anchor: "    Promise.resolve(verifyEd25519(signature, message, publicKey)),",
+    replacement:
+      "    Promise.resolve(signature.length > 0 || verifyEd25519(signature, message, publicKey)),",
+    tests: ["tests/did/webvh_test.ts"],
+  },
+];
