@@ -60,7 +60,16 @@ export const MUTATIONS: Mutation[] = [
     anchor:
       '  } else if (!hasOrgRole(p, orgId, MEMBER_ROLES)) {\n    throw forbidden(`You are not a member of organization "${orgId}".`);\n  }',
     replacement: "  }",
-    tests: ["tests/openid4vp/routes_roles_test.ts"],
+    tests: ["tests/http/member_routes_test.ts"],
+  },
+  {
+    id: "orgs/org-routes-for-admins-only",
+    rule:
+      "Any member of the org, or its agent token, may use the OpenID4VP, OpenID4VCI and proof routes.",
+    path: "src/app.ts",
+    anchor: '  app.use("/orgs/:orgId/*", requireOrg("member"));',
+    replacement: '  app.use("/orgs/:orgId/*", requireOrg("admin"));',
+    tests: ["tests/http/member_routes_test.ts"],
   },
   {
     id: "orgs/agent-token-administers",
@@ -257,7 +266,25 @@ export const MUTATIONS: Mutation[] = [
     path: "src/proofs/present.ts",
     anchor: "  const suite = presentationProofType(pd);",
     replacement: '  const suite = "Ed25519Signature2018" as const;',
-    tests: ["tests/proofs/proof_type_test.ts"],
+    tests: ["tests/proofs/record_rules_test.ts"],
+  },
+  {
+    id: "proofs/tags-not-updated",
+    rule: "A proof record's _tags (state, threadId, connectionId) are current in every state.",
+    path: "src/proofs/record.ts",
+    anchor:
+      '    _tags: { state, threadId: record.threadId, connectionId: record.connectionId, role: "prover" },',
+    replacement: "    _tags: record._tags,",
+    tests: ["tests/proofs/record_rules_test.ts"],
+  },
+  {
+    id: "proofs/no-event-for-declined",
+    rule: "Every change of a proof record emits proof.state_changed (declined too).",
+    path: "src/proofs/store.ts",
+    anchor: "  emitChange(op, next.orgId, next.record, entry.value.record.state, now);",
+    replacement:
+      '  if (next.record.state !== "declined") emitChange(op, next.orgId, next.record, entry.value.record.state, now);',
+    tests: ["tests/proofs/record_rules_test.ts"],
   },
   // --- did:plc -----------------------------------------------------------------------------------
   {
