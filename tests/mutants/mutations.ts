@@ -293,7 +293,7 @@ export const MUTATIONS: Mutation[] = [
     path: "src/did/methods/plc.ts",
     anchor: "        didDocument: lib.plcDocument(did, state.operation),",
     replacement: "        didDocument: lib.plcDocument(did, chain[0]!.operation),",
-    tests: ["tests/did/plc_vectors_test.ts"],
+    tests: ["tests/did/plc_rules_test.ts"],
   },
   {
     id: "plc/genesis-hash-not-checked",
@@ -326,7 +326,7 @@ export const MUTATIONS: Mutation[] = [
     anchor: '    if (prev.entry.operation.type === "plc_tombstone") {',
     replacement:
       '    if (prev.entry.operation.type === "plc_tombstone" && prev.rotationKeys.length > 0) {',
-    tests: ["tests/did/plc_rules_test.ts", "tests/did/plc_vectors_test.ts"],
+    tests: ["tests/did/plc_rules_test.ts"],
   },
   {
     id: "plc/time-order-not-checked",
