@@ -344,6 +344,32 @@ export const MUTATIONS: Mutation[] = [
     replacement: "        lowS: false,",
     tests: ["tests/did/plc_vectors_test.ts"],
   },
+  // --- DID plug-ins ----------------------------------------------------------------------------
+  {
+    id: "did-plugins/entry-timeout-ignored",
+    rule: "A plug-in entry's own timeoutMs wins over DID_DRIVER_TIMEOUT_MS.",
+    path: "src/did/methods/driver.ts",
+    anchor: "        plugin.timeoutMs ?? options.timeoutMs,",
+    replacement: "        options.timeoutMs,",
+    tests: ["tests/did/plugin_rules_test.ts"],
+  },
+  {
+    id: "did-plugins/node-error-not-an-outage",
+    rule:
+      "An answer caused by a node error is internalError (500) whatever keyword the driver used, and never cached.",
+    path: "src/did/methods/chain_rpc.ts",
+    anchor: "      if (why !== undefined) failed(`the node answered an error: ${why}`);",
+    replacement: "      void why;",
+    tests: ["tests/did/plugin_rules_test.ts"],
+  },
+  {
+    id: "did-plugins/invalid-did-keyword",
+    rule: "A driver's invalidDid (did:pkh: another namespace) is 400 invalidDid.",
+    path: "src/did/methods/driver_answer.ts",
+    anchor: '  invaliddid: "invalidDid",',
+    replacement: '  invaliddid: "notFound",',
+    tests: ["tests/did/pkh_local_test.ts"],
+  },
   // --- did:webvh ---------------------------------------------------------------------------------
   {
     id: "webvh/proof-not-verified",
