@@ -286,6 +286,24 @@ export const MUTATIONS: Mutation[] = [
       '  if (next.record.state !== "declined") emitChange(op, next.orgId, next.record, entry.value.record.state, now);',
     tests: ["tests/proofs/record_rules_test.ts"],
   },
+  // --- credential status ------------------------------------------------------------------------
+  {
+    id: "status/valid-until-ignored",
+    rule: "A status list credential is never used past its validUntil (VCDM 2.0).",
+    path: "src/status/bitstring.ts",
+    anchor: "  const until = [doc.validUntil, doc.expirationDate].map((d) =>",
+    replacement: "  const until = [doc.expirationDate].map((d) =>",
+    tests: ["tests/status/valid_until_test.ts"],
+  },
+  {
+    id: "status/revoked-credential-received",
+    rule:
+      "A credential revoked on receipt (deferred issuance too) is refused: offer failed, nothing stored.",
+    path: "src/openid4vc/receipt.ts",
+    anchor: '      if (status.state === "revoked") {',
+    replacement: '      if (status.state === "revoked" && of.offerId === "") {',
+    tests: ["tests/openid4vc/deferred_status_test.ts"],
+  },
   // --- did:plc -----------------------------------------------------------------------------------
   {
     id: "plc/document-of-genesis",
