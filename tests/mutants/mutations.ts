@@ -175,6 +175,14 @@ export const MUTATIONS: Mutation[] = [
     replacement: "    if (result !== undefined) {",
     tests: ["tests/credentials/jsonld/verify_test.ts"],
   },
+  {
+    id: "jsonld/context-fetch-without-timeout",
+    rule: "JSON-LD contexts are fetched with the outbound client's timeout (5 s).",
+    path: "src/credentials/jsonld/context_store.ts",
+    anchor: "        timeoutMs: this.#d.timeoutMs ?? 5_000,",
+    replacement: "        timeoutMs: this.#d.timeoutMs ?? 30_000,",
+    tests: ["tests/proofs/context_timeout_test.ts"],
+  },
   // --- SD-JWT VC ---------------------------------------------------------------------------------
   {
     id: "sd-jwt/issuer-signature-not-verified",
