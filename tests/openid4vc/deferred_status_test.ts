@@ -10,15 +10,11 @@
  */
 import assert from "node:assert/strict";
 import * as jose from "jose";
-import { verkeyToBytes } from "../../src/crypto/mod.ts";
-import { uuidv7 } from "../../src/kv/mod.ts";
-import { addPoll } from "../../src/openid4vc/deferred.ts";
-import { offerTokenAad, type StoredOffer } from "../../src/openid4vc/record.ts";
-import { addNewOffer } from "../../src/openid4vc/store.ts";
 import { configureAgent } from "../didcomm/helpers.ts";
 import { orgDid } from "../openid4vp/stored_credentials.ts";
 import { testIssuer, tokenListJwt } from "../status/lists.ts";
 import { createTestContext, expectJson, serveLocal } from "../support/context.ts";
+import { DEFERRED_ACCESS_TOKEN, storeDeferredOffer } from "./deferred_offer.ts";
 
 const ORG = "org-deferred";
 const VCT = "https://example.org/vct/deferred";
@@ -34,7 +30,7 @@ Deno.test("OID4VCI deferred: a revoked credential arriving by a deferred poll fa
       return new Response(listJwt, { headers: { "content-type": "application/statuslist+jwt" } });
     }
     if (path === "/deferred" && req.method === "POST") {
-      if (req.headers.get("authorization") !== "Bearer access-token") {
+      if (req.headers.get("authorization") !== `Bearer ${DEFERRED_ACCESS_TOKEN}`) {
         return Response.json({ error: "invalid_token" }, { status: 401 });
       }
       const { transaction_id } = await req.json() as { transaction_id: string };
@@ -49,12 +45,6 @@ Deno.test("OID4VCI deferred: a revoked credential arriving by a deferred poll fa
   try {
     await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
     const { kid } = await orgDid(ctx, ORG);
-    const agent = await ctx.services.wallet.identity(ORG);
-    const holderJwk = {
-      kty: "OKP",
-      crv: "Ed25519",
-      x: jose.base64url.encode(verkeyToBytes(agent!.verkey)),
-    };
     const uri = `${host.url}/lists/1`;
     listJwt = await tokenListJwt({ uri, statuses: { 1: 1 }, signer: issuer });
     const sdJwt = async (idx: number) =>
@@ -67,54 +57,8 @@ Deno.test("OID4VCI deferred: a revoked credential arriving by a deferred poll fa
       }).setProtectedHeader({ alg: "EdDSA", typ: "dc+sd-jwt", kid: issuer.kid })
         .sign(issuer.jwtKey)}~`;
 
-    /** An offer in state deferred, waiting for `transactionId`, its poll due now. */
-    const deferredOffer = async (transactionId: string) => {
-      const now = Date.now();
-      const id = uuidv7(now);
-      const at = new Date(now).toISOString();
-      const op = ctx.kv.atomic();
-      const jobId = addPoll(op, ORG, id, 0, now);
-      const stored: StoredOffer = {
-        record: {
-          id,
-          orgId: ORG,
-          state: "deferred",
-          credentialIssuer: host.url,
-          credentialConfigurationIds: ["Deferred"],
-          txCodeRequired: false,
-          credentialIds: [],
-          createdAt: at,
-          updatedAt: at,
-        },
-        sealedCode: await ctx.services.secrets.seal("spent", `oid4vc_offer:${ORG}:${id}`),
-        metadata: {
-          credentialIssuer: {
-            credential_issuer: host.url,
-            credential_endpoint: `${host.url}/credential`,
-            deferred_credential_endpoint: `${host.url}/deferred`,
-            credential_configurations_supported: { Deferred: { format: "dc+sd-jwt", vct: VCT } },
-          },
-          authorizationServers: [],
-        } as unknown as StoredOffer["metadata"],
-        deferred: {
-          sealedAccessToken: await ctx.services.secrets.seal(
-            "access-token",
-            offerTokenAad(ORG, id),
-          ),
-          transactions: [{
-            configurationId: "Deferred",
-            transactionId,
-            holder: { kid, publicJwk: holderJwk },
-          }],
-          intervalS: 5,
-          jobId,
-          until: now + 86_400_000,
-        },
-      };
-      addNewOffer(op, stored, now);
-      assert.ok((await op.commit()).ok);
-      return id;
-    };
+    const deferredOffer = (transactionId: string) =>
+      storeDeferredOffer(ctx, ORG, { issuer: host.url, transactionId, vct: VCT });
     credentials.set("tx-valid", await sdJwt(0));
     credentials.set("tx-revoked", await sdJwt(1));
     const valid = await deferredOffer("tx-valid");
