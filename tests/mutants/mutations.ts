@@ -27,6 +27,144 @@ export interface Mutation {
 }
 
 export const MUTATIONS: Mutation[] = [
+  // --- the outbound policy, per surface (a strict instance: OUTBOUND_ALLOW_PRIVATE unset) -----
+  {
+    id: "outbound/status-lists-unguarded",
+    rule:
+      "Status lists are fetched through the outbound client (a credential's issuer chooses the URL).",
+    path: "src/compose.ts",
+    anchor: "    checker: new StatusChecker({\n      kv,\n      safeFetch,",
+    replacement: "    checker: new StatusChecker({\n      kv,\n      safeFetch: operatorFetch,",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/oid4vp-unguarded",
+    rule:
+      "OpenID4VP request_uri and response_uri are reached through the outbound client (a verifier chooses them).",
+    path: "src/compose.ts",
+    anchor:
+      "    resolver,\n    safeFetch,\n    dispatcher,\n    now,\n    credentials: credentialSource({",
+    replacement:
+      "    resolver,\n    safeFetch: operatorFetch,\n    dispatcher,\n    now,\n    credentials: credentialSource({",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/oid4vp-response-uri-unchecked",
+    rule: "A response_uri the outbound policy refuses is refused on receipt.",
+    path: "src/compose.ts",
+    anchor: "    checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),",
+    replacement:
+      "    checkUrl: (url) => checkOutboundUrl(url, { ...config.outbound, allowPrivate: true }),",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/webhook-delivery-unguarded",
+    rule: "Webhook targets are re-checked against the policy at every attempt.",
+    path: "src/compose.ts",
+    anchor: "    createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),",
+    replacement:
+      "    createWebhookHandler({ kv, secrets, safeFetch: operatorFetch, now }, options.webhookDelivery),",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/webhook-registration-unchecked",
+    rule: "A webhook target the policy refuses is 400 at registration.",
+    path: "src/webhooks/validate.ts",
+    anchor: "    return await checkOutboundUrl(raw, policy, resolveHost);",
+    replacement:
+      "    return await checkOutboundUrl(raw, { ...policy, allowPrivate: true }, resolveHost);",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/agent-endpoint-unchecked",
+    rule: "An agentEndpoint the policy refuses is 400 (peers are told to send there).",
+    path: "src/agents/service.ts",
+    anchor: "      await checkOutboundUrl(endpoint, this.#d.outbound, this.#d.resolveHost);",
+    replacement:
+      "      await checkOutboundUrl(endpoint, { ...this.#d.outbound, allowPrivate: true });",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/didcomm-unguarded",
+    rule:
+      "Invitation links and services, and peers' DIDComm endpoints, are reached through the outbound client.",
+    path: "src/compose.ts",
+    anchor: "    dispatcher,\n    safeFetch,\n    now,\n  });\n  // Agents change DIDComm state",
+    replacement:
+      "    dispatcher,\n    safeFetch: operatorFetch,\n    now,\n  });\n  // Agents change DIDComm state",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/contexts-unguarded",
+    rule: "JSON-LD contexts are fetched through the outbound client.",
+    path: "src/compose.ts",
+    anchor:
+      "  const contexts = new ContextStore({ kv, safeFetch, allow: config.jsonldContextAllow, now });",
+    replacement:
+      "  const contexts = new ContextStore({ kv, safeFetch: operatorFetch, allow: config.jsonldContextAllow, now });",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/oid4vci-unguarded",
+    rule: "OpenID4VCI issuer metadata (and its endpoints) are fetched through the outbound client.",
+    path: "src/compose.ts",
+    anchor: "  const openid4vc = new Oid4vcHolder({\n    kv,\n    secrets,\n    safeFetch,",
+    replacement:
+      "  const openid4vc = new Oid4vcHolder({\n    kv,\n    secrets,\n    safeFetch: operatorFetch,",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/oid4vci-deferred-unguarded",
+    rule: "A deferred credential endpoint is polled through the outbound client.",
+    path: "src/compose.ts",
+    anchor: "    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, now }),",
+    replacement:
+      "    deferredHandler({ kv, secrets, safeFetch: operatorFetch, resolver, dispatcher, status, now }),",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/did-hosts-unguarded",
+    rule: "did:web and did:webvh hosts are reached through the outbound client.",
+    path: "src/compose.ts",
+    anchor: "    { config, kv, safeFetch, operatorFetch, now },",
+    replacement: "    { config, kv, safeFetch: operatorFetch, operatorFetch, now },",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/names-not-vetted-at-connect",
+    rule:
+      "The addresses a host name resolves to are vetted at every connection (not only IP literals).",
+    path: "src/outbound/transport.ts",
+    anchor: "    resolveAndVet(hostname, policy, resolveHost).then((addresses) => {",
+    replacement:
+      "    resolveAndVet(hostname, { ...policy, allowPrivate: true }, resolveHost).then((addresses) => {",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/plc-directory-under-policy",
+    rule: "The PLC directory is operator configuration: a strict instance still reaches it.",
+    path: "src/did/create.ts",
+    anchor: "      safeFetch: operatorFetch,\n      directoryUrl: deps.config.didPlcDirectoryUrl,",
+    replacement:
+      "      safeFetch: deps.safeFetch,\n      directoryUrl: deps.config.didPlcDirectoryUrl,",
+    tests: ["tests/outbound/strict_instance_test.ts", "tests/did/plc_method_test.ts"],
+  },
+  {
+    id: "outbound/universal-resolver-under-policy",
+    rule: "The universal resolver is operator configuration: a strict instance still reaches it.",
+    path: "src/did/create.ts",
+    anchor: "      ? createUniversalResolver({ baseUrl: url, safeFetch: operatorFetch })",
+    replacement: "      ? createUniversalResolver({ baseUrl: url, safeFetch: deps.safeFetch })",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
+  {
+    id: "outbound/chain-rpc-under-policy",
+    rule: "Chain RPC URLs are operator configuration: a strict instance still reaches them.",
+    path: "src/did/create.ts",
+    anchor: "      pluginDrivers({ config: deps.config, operatorFetch }),",
+    replacement: "      pluginDrivers({ config: deps.config, operatorFetch: deps.safeFetch }),",
+    tests: ["tests/outbound/strict_instance_test.ts"],
+  },
   // --- bearer tokens (JWT) ---------------------------------------------------------------------
   {
     id: "auth/issuer-not-checked",

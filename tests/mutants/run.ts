@@ -17,7 +17,7 @@
  *
  * Flags: `--only=id,id` (those mutations), `--jobs=N` (workers; default the CPU count, at most 4,
  * or MUTANTS_JOBS), `--no-baseline`, `--list`, `--all-failures` (no `--fail-fast`: every test a
- * mutation turns red is listed). The last line is
+ * mutation turns red is listed), `--verbose` (the first lines of each kill's error). The last line is
  * `mutants: N killed, M survived, K invalid (T s)`; the exit code is 0 only when every mutation is
  * killed.
  *
@@ -231,6 +231,11 @@ async function main(): Promise<number> {
         console.log(
           `${pad(r.outcome.toUpperCase(), 9)} ${pad(m.id, 34)} ${r.seconds.toFixed(1)} s${by}`,
         );
+        if (flag("verbose") !== undefined && r.outcome === "killed") {
+          const lines = r.output.replace(ANSI, "").split("\n");
+          const at = lines.findIndex((l) => l.trim() === "ERRORS");
+          console.log(lines.slice(at + 1, at + 16).join("\n"));
+        }
         if (r.outcome === "survived" || r.outcome === "invalid") {
           console.log(`  rule: ${m.rule}\n  ${m.path}; tests: ${m.tests.join(" ")}`);
           if (r.outcome === "invalid") console.log(r.output.split("\n").slice(-25).join("\n"));
