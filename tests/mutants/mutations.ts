@@ -180,7 +180,7 @@ export const MUTATIONS: Mutation[] = [
     path: "src/http/auth.ts",
     anchor: "        algorithms: trusted.algorithms,\n",
     replacement: "",
-    tests: ["tests/http/auth_test.ts"],
+    tests: ["tests/http/auth_algorithms_test.ts"],
   },
   // --- org isolation -----------------------------------------------------------------------------
   {
@@ -299,10 +299,7 @@ export const MUTATIONS: Mutation[] = [
     path: "src/didcomm/connections/signatures.ts",
     anchor: '  if (!ed25519Verify(signature, data, signer)) return fail("does not verify");',
     replacement: '  if (signature.length === 0) return fail("does not verify");',
-    tests: [
-      "tests/didcomm/connections/accept_response_test.ts",
-      "tests/didcomm/connections_test.ts",
-    ],
+    tests: ["tests/didcomm/connections/connection_sig_test.ts"],
   },
   // --- JSON-LD proofs ----------------------------------------------------------------------------
   {
