@@ -140,7 +140,7 @@ Deno.test({
         assert.match(String(otherStatus.message), /does not verify/);
 
         // The list host down: unknown (and the kept context is not needed from it again).
-        await host.close();
+        await host.down();
         const down = await ctx.call("POST", path, { token });
         assert.equal(down.status, 200);
         const downStatus = (await down.json()).status as Json;
