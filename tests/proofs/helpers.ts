@@ -128,8 +128,6 @@ export async function createProofContext(
       const op = ctx.kv.atomic();
       addW3cCredential(op, orgId, newW3cRecord({ id, credential: vc, exchange, now: Date.now() }));
       await op.commit();
-      // uuidv7 of the same millisecond still sorts by creation: wait for the next one.
-      await new Promise((r) => setTimeout(r, 2));
       return id;
     },
   };
