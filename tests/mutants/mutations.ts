@@ -153,8 +153,8 @@ export const MUTATIONS: Mutation[] = [
     id: "outbound/universal-resolver-under-policy",
     rule: "The universal resolver is operator configuration: a strict instance still reaches it.",
     path: "src/did/create.ts",
-    anchor: "      ? createUniversalResolver({ baseUrl: url, safeFetch: operatorFetch })",
-    replacement: "      ? createUniversalResolver({ baseUrl: url, safeFetch: deps.safeFetch })",
+    anchor: "createUniversalResolver({ baseUrl: url, safeFetch: operatorFetch })",
+    replacement: "createUniversalResolver({ baseUrl: url, safeFetch: deps.safeFetch })",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
