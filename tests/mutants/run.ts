@@ -29,7 +29,7 @@ import { type Mutation, MUTATIONS } from "./mutations.ts";
 const ROOT = new URL("../../", import.meta.url);
 const ROOT_PATH = decodeURIComponent(ROOT.pathname);
 /** Entries of the tree that are not copied. */
-const SKIP = new Set([".git", ".data", ".ci-mutants"]);
+const SKIP = new Set([".git", ".data"]);
 /** Files copied rather than linked: Deno may rewrite them. */
 const COPY = new Set(["deno.lock", "deno.json"]);
 /** One mutation's test run may take this long; beyond it the run is stopped and counted killed. */
