@@ -9,7 +9,7 @@
  *   fail on demand; `chain_test.ts` runs the real one).
  */
 import assert from "node:assert/strict";
-import { driverMethods, type DriverPlugin } from "../../src/did/methods/driver.ts";
+import { driverMethods, type DriverPlugin } from "../../src/did/plugins/driver.ts";
 import { createTestContext, expectJson, serveLocal } from "../support/context.ts";
 
 type Body = {

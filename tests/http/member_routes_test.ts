@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { expectJson } from "../support/context.ts";
-import { createProofContext, proofOf, requestMessage } from "../proofs/helpers.ts";
+import { createProofContext, proofOf, requestMessage } from "../present_proof/helpers.ts";
 import { startLocalVerifier } from "../openid4vp/local_verifier.ts";
 import { storeSdJwt } from "../openid4vp/stored_credentials.ts";
 import { configureAgent } from "../didcomm/helpers.ts";

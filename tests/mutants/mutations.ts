@@ -43,27 +43,29 @@ export const MUTATIONS: Mutation[] = [
       "OpenID4VP request_uri and response_uri are reached through the outbound client (a verifier chooses them).",
     path: "src/compose.ts",
     anchor:
-      "    resolver,\n    safeFetch,\n    dispatcher,\n    now,\n    credentials: credentialSource({",
+      "  const openid4vp = new Oid4vpHolder({\n    kv,\n    wallet,\n    resolver,\n    safeFetch,",
     replacement:
-      "    resolver,\n    safeFetch: operatorFetch,\n    dispatcher,\n    now,\n    credentials: credentialSource({",
+      "  const openid4vp = new Oid4vpHolder({\n    kv,\n    wallet,\n    resolver,\n    safeFetch: operatorFetch,",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
     id: "outbound/oid4vp-response-uri-unchecked",
     rule: "A response_uri the outbound policy refuses is refused on receipt.",
-    path: "src/compose.ts",
-    anchor: "    checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),",
+    path: "src/openid4vp/holder.ts",
+    anchor:
+      "      checkUrl: (url) => checkOutboundUrl(url, this.#d.outbound, this.#d.resolveHost),",
     replacement:
-      "    checkUrl: (url) => checkOutboundUrl(url, { ...config.outbound, allowPrivate: true }),",
+      "      checkUrl: (url) => checkOutboundUrl(url, { ...this.#d.outbound, allowPrivate: true }),",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
     id: "outbound/webhook-delivery-unguarded",
     rule: "Webhook targets are re-checked against the policy at every attempt.",
     path: "src/compose.ts",
-    anchor: "    createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),",
+    anchor:
+      "    [WEBHOOK_KIND]: createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),",
     replacement:
-      "    createWebhookHandler({ kv, secrets, safeFetch: operatorFetch, now }, options.webhookDelivery),",
+      "    [WEBHOOK_KIND]: createWebhookHandler({ kv, secrets, safeFetch: operatorFetch, now }, options.webhookDelivery),",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
@@ -89,9 +91,10 @@ export const MUTATIONS: Mutation[] = [
     rule:
       "Invitation links and services, and peers' DIDComm endpoints, are reached through the outbound client.",
     path: "src/compose.ts",
-    anchor: "    dispatcher,\n    safeFetch,\n    now,\n  });\n  // Agents change DIDComm state",
+    anchor:
+      "  const didcommDeps = { kv, wallet, agents: directory, resolver, dispatcher, safeFetch, now };",
     replacement:
-      "    dispatcher,\n    safeFetch: operatorFetch,\n    now,\n  });\n  // Agents change DIDComm state",
+      "  const didcommDeps = { kv, wallet, agents: directory, resolver, dispatcher, safeFetch: operatorFetch, now };",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
@@ -108,18 +111,18 @@ export const MUTATIONS: Mutation[] = [
     id: "outbound/oid4vci-unguarded",
     rule: "OpenID4VCI issuer metadata (and its endpoints) are fetched through the outbound client.",
     path: "src/compose.ts",
-    anchor: "  const openid4vc = new Oid4vcHolder({\n    kv,\n    secrets,\n    safeFetch,",
+    anchor: "  const openid4vc = new Oid4vcHolder({ ...openid4vcDeps, wallet });",
     replacement:
-      "  const openid4vc = new Oid4vcHolder({\n    kv,\n    secrets,\n    safeFetch: operatorFetch,",
+      "  const openid4vc = new Oid4vcHolder({ ...openid4vcDeps, safeFetch: operatorFetch, wallet });",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
     id: "outbound/oid4vci-deferred-unguarded",
     rule: "A deferred credential endpoint is polled through the outbound client.",
     path: "src/compose.ts",
-    anchor: "    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, now }),",
+    anchor: "    [DEFERRED_KIND]: deferredHandler(openid4vcDeps),",
     replacement:
-      "    deferredHandler({ kv, secrets, safeFetch: operatorFetch, resolver, dispatcher, status, now }),",
+      "    [DEFERRED_KIND]: deferredHandler({ ...openid4vcDeps, safeFetch: operatorFetch }),",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
@@ -189,7 +192,10 @@ export const MUTATIONS: Mutation[] = [
     path: "src/http/org.ts",
     anchor: "if (!found || !isOrgMember(p, found.orgId)) throw notFound(missing);",
     replacement: "if (!found) throw notFound(missing);",
-    tests: ["tests/credentials/accept_credential_test.ts", "tests/proofs/accept_test.ts"],
+    tests: [
+      "tests/issue_credential/accept_credential_test.ts",
+      "tests/present_proof/accept_test.ts",
+    ],
   },
   {
     id: "orgs/member-role-not-checked",
@@ -216,7 +222,7 @@ export const MUTATIONS: Mutation[] = [
     anchor:
       '    if (p.kind === "agent") {\n      throw forbidden(`Agent tokens cannot administer organization "${orgId}".`);\n    }\n',
     replacement: "",
-    tests: ["tests/credentials/agent_token_test.ts", "tests/agents/token_test.ts"],
+    tests: ["tests/issue_credential/agent_token_test.ts", "tests/agents/token_test.ts"],
   },
   // --- agent API keys --------------------------------------------------------------------------
   {
@@ -257,7 +263,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "did-cache/keeps-an-error",
     rule: "A failed resolution (internalError) is never cached.",
-    path: "src/did/cache.ts",
+    path: "src/did/cache/cache.ts",
     anchor: "    else if (error !== undefined) return undefined;",
     replacement: '    else if (error === "invalidDid") return undefined;',
     tests: ["tests/did/cache_test.ts"],
@@ -266,11 +272,11 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "credentials/ack-in-its-own-commit",
     rule: "accept-credential commits done and the ack in one atomic write; the ack is sent once.",
-    path: "src/credentials/holder.ts",
-    anchor: "      await this.queue(op, stored, ackMessage(stored.record.threadId));",
+    path: "src/issue_credential/holder.ts",
+    anchor: "        await this.exchanges.queue(op, stored, ackMessage(stored.record.threadId));",
     replacement:
-      "      const own = this.#d.kv.atomic();\n      await this.queue(own, stored, ackMessage(stored.record.threadId));\n      await own.commit();",
-    tests: ["tests/credentials/accept_credential_test.ts"],
+      "        const own = this.#d.kv.atomic();\n        await this.exchanges.queue(own, stored, ackMessage(stored.record.threadId));\n        await own.commit();",
+    tests: ["tests/issue_credential/accept_credential_test.ts"],
   },
   // --- DIDComm envelopes and signatures ----------------------------------------------------------
   {
@@ -316,32 +322,32 @@ export const MUTATIONS: Mutation[] = [
     path: "src/credentials/jsonld/context_store.ts",
     anchor: "        timeoutMs: this.#d.timeoutMs ?? 5_000,",
     replacement: "        timeoutMs: this.#d.timeoutMs ?? 30_000,",
-    tests: ["tests/proofs/context_timeout_test.ts"],
+    tests: ["tests/present_proof/context_timeout_test.ts"],
   },
   // --- SD-JWT VC ---------------------------------------------------------------------------------
   {
     id: "sd-jwt/issuer-signature-not-verified",
     rule: "A received SD-JWT VC's issuer signature must verify.",
-    path: "src/openid4vc/sd_jwt.ts",
+    path: "src/credentials/sd_jwt/verify.ts",
     anchor: "    await jose.compactVerify(jwt, key, { algorithms: [header.alg as string] });",
     replacement: "    void key;",
-    tests: ["tests/openid4vc/sd_jwt_test.ts"],
+    tests: ["tests/credentials/sd_jwt/verify_test.ts"],
   },
   {
     id: "sd-jwt/unreferenced-disclosure-accepted",
     rule: "Every disclosure's digest must be referenced by the credential.",
-    path: "src/openid4vc/sd_jwt.ts",
+    path: "src/credentials/sd_jwt/verify.ts",
     anchor: "    if (!known.has(digest)) {",
     replacement: '    if (digest === "") {',
-    tests: ["tests/openid4vc/sd_jwt_test.ts"],
+    tests: ["tests/credentials/sd_jwt/verify_test.ts"],
   },
   {
     id: "sd-jwt/cnf-not-the-holder-key",
     rule: "cnf must name the key that made the proof.",
-    path: "src/openid4vc/sd_jwt.ts",
+    path: "src/credentials/sd_jwt/verify.ts",
     anchor: "    if (theirs !== await jose.calculateJwkThumbprint(ctx.holderJwk)) {",
     replacement: '    if (theirs === "") {',
-    tests: ["tests/openid4vc/sd_jwt_test.ts"],
+    tests: ["tests/credentials/sd_jwt/verify_test.ts"],
   },
   // --- OpenID4VP ---------------------------------------------------------------------------------
   {
@@ -363,7 +369,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "oid4vp/kb-jwt-audience",
     rule: "The key binding JWT carries aud = the client identifier.",
-    path: "src/openid4vp/sd_jwt_present.ts",
+    path: "src/credentials/sd_jwt/present.ts",
     anchor: "    kb: { payload: { nonce: kb.nonce, aud: kb.aud, iat: kb.iat } },",
     replacement: '    kb: { payload: { nonce: kb.nonce, aud: "wallet", iat: kb.iat } },',
     tests: ["tests/openid4vp/answer_test.ts"],
@@ -371,9 +377,9 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "oid4vp/suspended-offered",
     rule: "A revoked or suspended credential is never offered as a match.",
-    path: "src/openid4vp/credential_source.ts",
-    anchor: '  return status?.state !== "revoked" && status?.state !== "suspended";',
-    replacement: '  return status?.state !== "revoked";',
+    path: "src/credentials/credential_store.ts",
+    anchor: '  return state !== "revoked" && state !== "suspended";',
+    replacement: '  return state !== "revoked";',
     tests: ["tests/openid4vp/suspended_test.ts"],
   },
   {
@@ -406,28 +412,28 @@ export const MUTATIONS: Mutation[] = [
     id: "proofs/proof-type-ignored",
     rule:
       "The presentation is signed with the proof type format.ldp_vp.proof_type names; 409 if none.",
-    path: "src/proofs/present.ts",
+    path: "src/present_proof/present.ts",
     anchor: "  const suite = presentationProofType(pd);",
     replacement: '  const suite = "Ed25519Signature2018" as const;',
-    tests: ["tests/proofs/record_rules_test.ts"],
+    tests: ["tests/present_proof/record_rules_test.ts"],
   },
   {
     id: "proofs/tags-not-updated",
     rule: "A proof record's _tags (state, threadId, connectionId) are current in every state.",
-    path: "src/proofs/record.ts",
+    path: "src/present_proof/record.ts",
     anchor:
       '    _tags: { state, threadId: record.threadId, connectionId: record.connectionId, role: "prover" },',
     replacement: "    _tags: record._tags,",
-    tests: ["tests/proofs/record_rules_test.ts"],
+    tests: ["tests/present_proof/record_rules_test.ts"],
   },
   {
     id: "proofs/no-event-for-declined",
     rule: "Every change of a proof record emits proof.state_changed (declined too).",
-    path: "src/proofs/store.ts",
+    path: "src/present_proof/store.ts",
     anchor: "  emitChange(op, next.orgId, next.record, entry.value.record.state, now);",
     replacement:
       '  if (next.record.state !== "declined") emitChange(op, next.orgId, next.record, entry.value.record.state, now);',
-    tests: ["tests/proofs/record_rules_test.ts"],
+    tests: ["tests/present_proof/record_rules_test.ts"],
   },
   // --- credential status ------------------------------------------------------------------------
   {
@@ -442,10 +448,10 @@ export const MUTATIONS: Mutation[] = [
     id: "status/revoked-credential-received",
     rule:
       "A credential revoked on receipt (deferred issuance too) is refused: offer failed, nothing stored.",
-    path: "src/openid4vc/receipt.ts",
+    path: "src/openid4vci/receipt.ts",
     anchor: '      if (status.state === "revoked") {',
     replacement: '      if (status.state === "revoked" && of.offerId === "") {',
-    tests: ["tests/openid4vc/deferred_status_test.ts"],
+    tests: ["tests/openid4vci/deferred_status_test.ts"],
   },
   // --- did:plc -----------------------------------------------------------------------------------
   {
@@ -509,7 +515,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "did-plugins/entry-timeout-ignored",
     rule: "A plug-in entry's own timeoutMs wins over DID_DRIVER_TIMEOUT_MS.",
-    path: "src/did/methods/driver.ts",
+    path: "src/did/plugins/driver.ts",
     anchor: "        plugin.timeoutMs ?? options.timeoutMs,",
     replacement: "        options.timeoutMs,",
     tests: ["tests/did/plugin_rules_test.ts"],
@@ -518,7 +524,7 @@ export const MUTATIONS: Mutation[] = [
     id: "did-plugins/node-error-not-an-outage",
     rule:
       "An answer caused by a node error is internalError (500) whatever keyword the driver used, and never cached.",
-    path: "src/did/methods/chain_rpc.ts",
+    path: "src/did/plugins/chain_rpc.ts",
     anchor: "      if (why !== undefined) failed(`the node answered an error: ${why}`);",
     replacement: "      void why;",
     tests: ["tests/did/plugin_rules_test.ts"],
@@ -526,7 +532,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "did-plugins/invalid-did-keyword",
     rule: "A driver's invalidDid (did:pkh: another namespace) is 400 invalidDid.",
-    path: "src/did/methods/driver_answer.ts",
+    path: "src/did/plugins/driver_answer.ts",
     anchor: '  invaliddid: "invalidDid",',
     replacement: '  invaliddid: "notFound",',
     tests: ["tests/did/pkh_local_test.ts"],
