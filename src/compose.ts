@@ -141,8 +141,9 @@ export async function buildServices(
     ...options.dispatcher,
     now,
   });
-  // Hosts the operator configured (the DID plug-ins' chain RPC URLs): the same client, without
-  // the private-address policy (CONTRACT "DID method plug-ins").
+  // Hosts the operator configured (the DID plug-ins' chain RPC URLs, the PLC directory, the
+  // universal resolver): the same client, without the private-address policy (CONTRACT "DID
+  // method plug-ins").
   const operatorFetch = createSafeFetch({ allowPrivate: true, requireHttps: false }, {
     resolveHost,
   });

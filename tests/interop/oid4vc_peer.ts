@@ -166,6 +166,8 @@ export interface Oid4vcHolderTiming {
 export interface Oid4vcIssuer {
   /** `http://127.0.0.1:<port>/oid4vci`; each issuer lives at `<issuerBaseUrl>/<kind>`. */
   issuerBaseUrl: string;
+  /** The port its OID4VCI endpoints listen on (behind `publicOrigin` when one is given). */
+  port: number;
   /** `http://127.0.0.1:<controlPort>`. */
   controlUrl: string;
   issuers: Record<Oid4vcIssuerKind, Oid4vcIssuerInfo>;
@@ -244,6 +246,7 @@ export async function startOid4vcIssuer(
   );
   const peer: Oid4vcIssuer = {
     issuerBaseUrl: String(ready.issuerBaseUrl),
+    port: Number(ready.port),
     controlUrl,
     issuers: ready.issuers as Record<Oid4vcIssuerKind, Oid4vcIssuerInfo>,
     startupMs: Number(ready.startupMs),

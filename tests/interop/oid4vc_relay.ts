@@ -6,6 +6,7 @@
  * its own, so every URL the holder follows goes through it.
  */
 import { serveLocal } from "../support/context.ts";
+import { holdPort } from "../support/ports.ts";
 
 export type RelayMode = "pass" | "flip-disclosure" | "flip-signature";
 
@@ -37,8 +38,11 @@ export function tamper(compact: string, mode: Exclude<RelayMode, "pass">): strin
   return parts.join("~");
 }
 
-/** Starts a relay on a free port (or `port`) to `target` (an origin). */
-export function startRelay(target: string, port = 0) {
+/**
+ * Starts a relay on a free port (or `port`) to `target` (an origin; or later, with `setTarget`, when
+ * the issuer is started with the relay's origin and reports its own port).
+ */
+export function startRelay(target = "", port = 0) {
   let mode: RelayMode = "pass";
   let altered: RelayTarget = "first";
   const tampered: string[] = [];
@@ -74,6 +78,7 @@ export function startRelay(target: string, port = 0) {
   };
   let server = port === 0 ? serveLocal(handler) : serveOn(port, handler);
   const boundPort = server.port;
+  let held: { close(): Promise<void> } | undefined;
   return {
     origin: `http://127.0.0.1:${boundPort}`,
     port: boundPort,
@@ -85,15 +90,25 @@ export function startRelay(target: string, port = 0) {
       mode = m;
       altered = which;
     },
-    /** Stops answering: the port is closed. */
+    /** Where requests go from now on (an origin). */
+    setTarget(origin: string) {
+      target = origin;
+    },
+    /** Stops answering: every connection is closed at once (the port stays this relay's). */
     async down() {
       await server.close();
+      held = holdPort(boundPort);
     },
     /** Answers again on the same port. */
-    up() {
+    async up() {
+      await held?.close();
+      held = undefined;
       server = serveOn(boundPort, handler);
     },
-    close: () => server.close().catch(() => {}),
+    close: async () => {
+      await held?.close();
+      await server.close().catch(() => {});
+    },
   };
 }
 

@@ -144,7 +144,7 @@ oid4vcTest(
     assert.match(JSON.stringify(down), /could not be reached/);
     const same = await getOffer(s, rec.id as string);
     assert.deepEqual(same, rec);
-    s.relay.up();
+    await s.relay.up();
     assert.equal((await expectJson(await accept(s, rec.id as string), 200)).state, "done");
 
     // Receiving an offer from an issuer that is down is 502 too.
@@ -152,7 +152,7 @@ oid4vcTest(
     await s.relay.down();
     const r = await receive(s, other.offerUri);
     assert.equal(r.status, 502, await r.clone().text());
-    s.relay.up();
+    await s.relay.up();
   },
 );
 

@@ -4,6 +4,7 @@
  * by the org's did:key with challenge = nonce and domain = client identifier, verified by Credo.
  */
 import assert from "node:assert/strict";
+import * as jose from "jose";
 import { expectJson } from "../support/context.ts";
 import { waitFor } from "../didcomm/helpers.ts";
 import { credoInterop } from "./availability.ts";
@@ -93,6 +94,15 @@ Deno.test({
         const session = await verifier.waitForSession(req.verificationSessionId);
         assert.equal(session.state, "ResponseVerified", String(session.errorMessage));
         const vp = session.presentations!.named![0]!.presentation as Json;
+        // The presentation's proof answers this request: challenge = its nonce, domain = its
+        // client identifier (read from Credo's own request object), proof purpose authentication.
+        const requestObject = await (await fetch(`${req.variantsUrl}/original`)).text();
+        const { nonce, client_id } = jose.decodeJwt(requestObject);
+        const proof = vp.proof as Json;
+        assert.equal(proof.challenge, nonce);
+        assert.equal(proof.domain, client_id);
+        assert.equal(proof.domain, req.clientId);
+        assert.equal(proof.proofPurpose, "authentication");
         const vc = vp.verifiableCredential as Json[] | Json;
         const first = (Array.isArray(vc) ? vc[0] : vc) as Json;
         assert.equal((first.credentialSubject as Json).name, "Alice");

@@ -71,7 +71,8 @@ vpTest(
 vpTest(
   "OID4VP with a real Credo verifier: decline tells Credo access_denied; no match is 409 with nothing sent; a second accept is 409; verifier down is 502 and the request is answered once it is back; org rules",
   async (s) => {
-    // Decline: Credo receives error=access_denied (and answers 400, expecting a vp_token).
+    // Decline: Credo receives error=access_denied (and answers 400, expecting a vp_token): its
+    // recorder shows the form, its own session shows the answer.
     const d = await s.verifier.createRequest({ dcql: QUERY, signer: "did" });
     const dRec = await expectJson(await receive(s, d.authorizationRequest), 201);
     const declined = await expectJson(await decline(s, dRec.id as string), 200);
@@ -80,6 +81,12 @@ vpTest(
     assert.equal(told.length, 1);
     assert.equal(told[0]!.error, "access_denied");
     assert.ok(!told[0]!.fields.includes("vp_token"));
+    // Credo's own session took the answer: no longer waiting, no presentation (Credo 0.6.3 keeps
+    // no error code; its state says it was answered without a vp_token).
+    const session = await s.verifier.session(d.verificationSessionId);
+    assert.equal(session.state, "Error", JSON.stringify(session));
+    assert.match(String(session.errorMessage), /vp_token/);
+    assert.equal(session.presentations, null);
     await expectJson(await accept(s, dRec.id as string), 409);
 
     // No stored credential answers the query: recorded with no match; accept is 409, nothing sent.

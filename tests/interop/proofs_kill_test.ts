@@ -27,7 +27,7 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "proof_kill_" });
     const idp = await createIdp();
     const env = serviceEnv(idp, dir);
-    const base = `http://127.0.0.1:${env.PORT}`;
+    let base = ""; // the port is known once the service listens
     const token = await signToken(idp, { orgs: { [ORG]: ["owner"] } });
     const api: Caller = {
       call: (method, path, o = {}) =>
@@ -46,6 +46,7 @@ Deno.test({
     };
     const issuer = await startCredoIssuer();
     let svc = await startService(env);
+    base = svc.base;
     try {
       const conf = await json("POST", `/orgs/${ORG}/agents/configure`, {
         walletName: "KillAgent",

@@ -108,11 +108,12 @@ Deno.test({
         ]);
         assert.equal(revoked.rec.state, "abandoned");
         assert.match(String(revoked.rec.errorMessage), /revoked/);
-        await waitFor(
-          "Credo's problem report",
-          async () =>
-            (await issuer.problemReports()).find((p) => p.threadId === revoked.offer.threadId),
-        );
+        // Credo's own exchange record took the problem report: abandoned, with our reason.
+        const credos = await waitFor("Credo's exchange abandoned", async () => {
+          const c = await issuer.credential(revoked.offer.credentialExchangeId);
+          return c.state === "abandoned" ? c : undefined;
+        });
+        assert.match(String(credos.errorMessage), /revoked/);
 
         // Revoked later: check-status says so; the receiver gets credential.status_changed.
         await publish([3, 5]);
@@ -140,7 +141,7 @@ Deno.test({
         assert.match(String(otherStatus.message), /does not verify/);
 
         // The list host down: unknown (and the kept context is not needed from it again).
-        await host.close();
+        await host.down();
         const down = await ctx.call("POST", path, { token });
         assert.equal(down.status, 200);
         const downStatus = (await down.json()).status as Json;

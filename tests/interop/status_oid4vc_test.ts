@@ -16,7 +16,6 @@ import { startOid4vcIssuer } from "./oid4vc_peer.ts";
 import { startRelay } from "./oid4vc_relay.ts";
 import { configureAgent } from "../didcomm/helpers.ts";
 import { createTestContext, expectJson } from "../support/context.ts";
-import { freePort } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";
 import { receiver, register } from "../webhooks/helpers.ts";
 
@@ -32,9 +31,9 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     let skew = 0;
-    const issuerPort = freePort();
-    const relay = startRelay(`http://127.0.0.1:${issuerPort}`);
-    const issuer = await startOid4vcIssuer({ port: issuerPort, publicOrigin: relay.origin });
+    const relay = startRelay();
+    const issuer = await startOid4vcIssuer({ publicOrigin: relay.origin });
+    relay.setTarget(`http://127.0.0.1:${issuer.port}`);
     const ctx = await createTestContext({ now: () => Date.now() + skew });
     const hooks = receiver();
     ctx.services.dispatcher.start();
@@ -127,7 +126,7 @@ Deno.test({
       const down = await checkStatus(id);
       assert.equal(down.state, "unknown");
       assert.match(String(down.message), /could not be fetched/);
-      relay.up();
+      await relay.up();
 
       // A list signed by another key under the issuer's kid: stored, never valid.
       const other = await issue({ list: String(forged.id), idx: 0 });

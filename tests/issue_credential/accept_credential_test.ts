@@ -197,7 +197,6 @@ Deno.test("accept-offer and decline-offer through the routes; list filters by st
     const thids = [crypto.randomUUID(), crypto.randomUUID()];
     for (const thid of thids) {
       await ctx.port.receive(ctx.orgId, ctx.connectionId, offerMessage(ctx.issuer.did, { thid }));
-      await new Promise((r) => setTimeout(r, 3)); // record ids order by millisecond
     }
     const list = await expectJson(
       await ctx.call("GET", `/orgs/${ctx.orgId}/credentials?state=offer-received`, { token }),

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import { generateEd25519KeyPair } from "../../src/crypto/mod.ts";
 import { createIdp, signToken } from "../support/context.ts";
+import { holdPort } from "../support/ports.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";
 import { drainOutbox } from "../support/outbox.ts";
@@ -22,7 +23,7 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
   const dir = await Deno.makeTempDir({ prefix: "cred_kill_" });
   const idp = await createIdp();
   const env = serviceEnv(idp, dir);
-  const base = `http://127.0.0.1:${env.PORT}`;
+  let base = ""; // the port is known once the service listens
   const keyPair = await generateEd25519KeyPair();
   let peer: TestPeer = await startTestPeer({ keyPair });
   const issuer = didKeyIdentity();
@@ -45,6 +46,8 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
     });
 
   let svc = await startService(env);
+
+  base = svc.base;
   try {
     const conf = await post(`/orgs/${ORG}/agents/configure`, {
       walletName: "KillAgent",
@@ -79,7 +82,8 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
     await peer.send(issueMessage(thid, vc));
     await recordIn(thid, "credential-received");
 
-    await peer.close(); // the ack cannot be delivered now
+    await peer.close(); // the ack cannot be delivered now (its port held meanwhile)
+    const held = holdPort(peer.port);
     const accepted = await post("/credentials/accept-credential", {
       credentialRecordId: offered.id,
     });
@@ -87,6 +91,7 @@ Deno.test("kill -9 between the accept-credential commit and the ack's delivery: 
     assert.equal(accepted.body.state, "done");
     await svc.kill();
 
+    await held.close();
     peer = await startTestPeer({ keyPair, port: peer.port, manual: true });
     svc = await startService(env);
     const ack = await peer.waitFor("https://didcomm.org/issue-credential/2.0/ack", 30_000);

@@ -79,6 +79,13 @@ export interface RequestOptions {
   header?: Json;
   /** `none`: the parameters as an unsigned request object (`alg: none`) by value, not a query. */
   unsignedObject?: boolean;
+  /**
+   * Signed requests: makes the request object from its header and payload instead of the
+   * verifier's signature (`sign` is that signature), to serve a forged, tampered or expired one.
+   */
+  forge?: (
+    o: { header: Json; payload: Json; sign: (h: Json, p: Json) => Promise<string> },
+  ) => Promise<string>;
 }
 
 /** A posted answer. */
@@ -218,9 +225,13 @@ export async function startLocalVerifier(host = "127.0.0.1") {
           }
           : { alg: "ES256", typ: "oauth-authz-req+jwt", x5c: chain!.x5c },
       );
-      const jwt = await new jose.SignJWT({ ...payload, iat: now, exp: now + 300 })
-        .setProtectedHeader(header as jose.JWTHeaderParameters)
-        .sign(signer === "did" ? did.privateKey : chain!.leafKey);
+      const sign = (h: Json, p: Json) =>
+        new jose.SignJWT(p).setProtectedHeader(h as jose.JWTHeaderParameters)
+          .sign(signer === "did" ? did.privateKey : chain!.leafKey);
+      const signed = { ...payload, iat: now, exp: now + 300 };
+      const jwt = o.forge
+        ? await o.forge({ header, payload: signed, sign })
+        : await sign(header, signed);
       objects.set(id, { jwt, method: o.post ? "POST" : "GET" });
       const q = new URLSearchParams({ client_id: clientId, request_uri: `${origin}/req/${id}` });
       if (o.post) q.set("request_uri_method", "post");

@@ -19,6 +19,12 @@ export const VCT = "https://example.org/vct/identity";
 const issuer = await jose.generateKeyPair("EdDSA", { extractable: true });
 const issuerJwk = await jose.exportJWK(issuer.privateKey);
 export const issuerDid = verkeyToDidKey(bytesToVerkey(jose.base64url.decode(issuerJwk.x!)));
+/** The SD-JWT issuer as a JWT signer (its lists, e.g. a `statuslist+jwt`, are signed by it). */
+export const sdJwtIssuer = {
+  did: issuerDid,
+  kid: `#${issuerDid.slice("did:key:".length)}`,
+  jwtKey: issuer.privateKey,
+};
 
 /** The org agent's did:key and its key id. */
 export async function orgDid(ctx: TestContext, orgId: string) {

@@ -64,7 +64,7 @@ Deno.test("OTEL_DENO=true: spans for delivery attempts and inbound DIDComm linke
     OTEL_METRIC_EXPORT_INTERVAL: "500",
     OTEL_BSP_SCHEDULE_DELAY: "200",
   });
-  const base = `http://127.0.0.1:${env.PORT}`;
+  let base = ""; // the port is known once the service listens
   const hooks: string[] = [];
   const rx = serveLocal(async (req) => {
     hooks.push((await req.json()).type);
@@ -73,6 +73,7 @@ Deno.test("OTEL_DENO=true: spans for delivery attempts and inbound DIDComm linke
   const host = didHost({ "/.well-known/did.json": (_r, did) => json(webDoc(did)) });
   const peer = await startTestPeer();
   const svc = await startService(env);
+  base = svc.base;
   try {
     const token = await signToken(idp, { orgs: { "org-o": ["owner"] } });
     const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };

@@ -130,8 +130,6 @@ export async function createProofContext(
         record: newW3cRecord({ id, credential: vc, exchange, now: Date.now() }),
       });
       await op.commit();
-      // uuidv7 of the same millisecond still sorts by creation: wait for the next one.
-      await new Promise((r) => setTimeout(r, 2));
       return id;
     },
   };

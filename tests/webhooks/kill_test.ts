@@ -15,7 +15,7 @@ Deno.test("kill -9 with 200 deliveries pending, restart: every event arrives at 
   const dir = await Deno.makeTempDir({ prefix: "webhooks_kill_" });
   const idp = await createIdp();
   const env = serviceEnv(idp, dir, { LOG_LEVEL: "warn" });
-  const base = `http://127.0.0.1:${env.PORT}`;
+  let base = ""; // the port is known once the service listens
 
   // Phase 1 the receiver hangs (requests arrive, no answer); phase 2 it answers 200.
   let hanging = true;
@@ -45,6 +45,7 @@ Deno.test("kill -9 with 200 deliveries pending, restart: every event arrives at 
   const token = await signToken(idp, { orgs: { "org-kill": ["owner"] } });
   const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   let svc = await startService(env);
+  base = svc.base;
   const eventIds: string[] = [];
   try {
     const reg = await fetch(`${base}/notification/register/webhook-endpoint`, {

@@ -32,7 +32,10 @@ import { readVersion } from "../version.ts";
 
 /** Options of `createPlcMethod`. */
 export interface PlcMethodOptions {
-  /** The outbound client (`deps.safeFetch`). */
+  /**
+   * The outbound client of operator-configured hosts (the directory is operator configuration,
+   * like the universal resolver: no private-address policy).
+   */
   safeFetch: SafeFetch;
   /** `DID_PLC_DIRECTORY_URL`, without a trailing slash. */
   directoryUrl: string;

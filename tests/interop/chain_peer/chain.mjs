@@ -139,17 +139,21 @@ async function setup(rpcUrl) {
       }
       : {}),
   });
+  // The registry writes block.timestamp over the DID's `updated`: an SSTORE that costs more when the
+  // value changes, so a gas estimate made within the previous block's second can fall short when
+  // the transaction is mined a second later (out of gas: a revert). A fixed gas limit avoids it.
+  const GAS = { gasLimit: 2_000_000 };
   const registered = accounts[6];
   const p6 = await as(6, poly);
-  await mined(p6.createDID(registered, JSON.stringify(polyDoc(registered, true))), p);
+  await mined(p6.createDID(registered, JSON.stringify(polyDoc(registered, true)), GAS), p);
   await mined(
-    p6.addResource(registered, "schema-1", JSON.stringify({ resourceURI: `${polyDid(registered)}/resources/schema-1`, name: "schema" })),
+    p6.addResource(registered, "schema-1", JSON.stringify({ resourceURI: `${polyDid(registered)}/resources/schema-1`, name: "schema" }), GAS),
     p,
   );
   const polyDeactivated = accounts[7];
   const p7 = await as(7, poly);
-  await mined(p7.createDID(polyDeactivated, JSON.stringify(polyDoc(polyDeactivated, true))), p);
-  await mined(p7.updateDIDDoc(polyDeactivated, JSON.stringify(polyDoc(polyDeactivated, false))), p);
+  await mined(p7.createDID(polyDeactivated, JSON.stringify(polyDoc(polyDeactivated, true)), GAS), p);
+  await mined(p7.updateDIDDoc(polyDeactivated, JSON.stringify(polyDoc(polyDeactivated, false)), GAS), p);
   const unregistered = Wallet.createRandom().address;
 
   const out = {
