@@ -144,7 +144,13 @@ export function createApp(services: Services, opts: AppOptions = {}): OpenAPIHon
       trustProxyHeaders: services.config.trustProxyHeaders,
     }),
   );
-  app.route("/", didcommRoutes({ didcomm: services.didcomm }));
+  app.route(
+    "/",
+    didcommRoutes({
+      didcomm: services.didcomm,
+      trustProxyHeaders: services.config.trustProxyHeaders,
+    }),
+  );
   app.route("/", webhookRoutes({ webhooks: services.webhooks }));
   app.route("/", credentialRoutes({ holder: services.holder }));
   app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc }));

@@ -168,6 +168,7 @@ export async function buildServices(
     dispatcher,
     safeFetch,
     now,
+    inboundPerMinute: config.didcommRateLimit,
   });
   // Agents change DIDComm state: a new endpoint rotates the org's connection DIDs, and an agent
   // with connections is not removed without force. DIDComm lends both as arguments.

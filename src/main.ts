@@ -12,6 +12,7 @@
  */
 import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { createEarlyLane } from "./did/lite.ts";
+import { setRequestLog } from "./http/lite.ts";
 import { log, setLogLevel } from "./log.ts";
 import { runtimeProblem } from "./runtime.ts";
 import type { StartedApp } from "./start_app.ts";
@@ -60,6 +61,7 @@ async function run(): Promise<Running> {
     fail(err);
   }
   setLogLevel(config.logLevel);
+  setRequestLog(config.requestLog);
   log("info", "starting", { deno: Deno.version.deno, v8: Deno.version.v8 });
   // Dev mode makes `.data/` (and its secrets) before opening KV: the app's stage does both.
   const kv = config.devMode ? undefined : await Deno.openKv(config.kvPath);

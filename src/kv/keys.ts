@@ -22,6 +22,7 @@
  * | `["agent_p256_key", orgId, agentId]` | the agent's P-256 key (ES256 proofs): private scalar sealed |
  * | `["agent_token_attempts", orgId, window]` | `POST /agent/token` attempts for the org in a window (count) |
  * | `["token_attempts_by_address", address, window]` | token attempts from a client address (count) |
+ * | `["didcomm_messages_by_address", address, window]` | inbound `POST /didcomm` messages from a source address in a minute (count) |
  * | `["agent_by_api_key", lookup, orgId]` | pointer: keyed HMAC of an agent API key → orgId |
  * | `["webhook", orgId]` | the org's `WebhookEndpoint` (secrets sealed) |
  * | `["did_cache", did]` | cached network resolution: result, `cachedAt`, `expiresAt`; for a version, `did` is the DID URL with its version parameters (`did:ethr:…?versionId=9`) |
@@ -79,6 +80,8 @@ export const keys = {
     ["agent_token_attempts", orgId, window] as const,
   tokenAttemptsByAddress: (address: string, window: number) =>
     ["token_attempts_by_address", address, window] as const,
+  didcommMessagesByAddress: (address: string, window: number) =>
+    ["didcomm_messages_by_address", address, window] as const,
   agentByApiKey: (lookup: string, orgId: string) => ["agent_by_api_key", lookup, orgId] as const,
   agentByApiKeyPrefix: (lookup: string) => ["agent_by_api_key", lookup] as const,
 

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { didRoutes } from "../../src/did/mod.ts";
 import type { DidMethod } from "../../src/did/mod.ts";
+import { setRequestLog } from "../../src/http/lite.ts";
 import { setLogLevel } from "../../src/log.ts";
 import { createTestContext, signToken } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
@@ -14,6 +15,9 @@ import { laneRequest as get, snapshot } from "./lane_requests.ts";
 
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const EVERY_REQUEST = { logging: "all", sink: "console" } as const;
+const ERRORS_ONLY = { logging: "errors", sink: "console" } as const;
 
 /** Captures the service's log lines (stdout and stderr) at `level` while `fn` runs. */
 async function logLines(level: "debug" | "info", fn: () => Promise<void>) {
@@ -90,16 +94,20 @@ Deno.test("answerDid: the request id is echoed, made when the line is logged, an
     await given.body?.cancel();
     await bad.body?.cancel();
 
-    // Without one, an id is made only when the request's line is written (debug for a 200): an
-    // id that names no line finds nothing.
-    const quiet = await logLines("info", async () => {
-      const res = await ctx.app.request(path, { headers: auth });
-      assert.equal(res.headers.get("x-request-id"), null);
-      await res.body?.cancel();
-    });
-    assert.deepEqual(quiet, []);
+    // Without one, an id is made only when the request's line is written (info, unless
+    // LOG_REQUESTS=errors or LOG_LEVEL above info): an id that names no line finds nothing.
+    for (const quietly of [() => setLogLevel("warn"), () => setRequestLog(ERRORS_ONLY)]) {
+      const quiet = await logLines("info", async () => {
+        quietly();
+        const res = await ctx.app.request(path, { headers: auth });
+        assert.equal(res.headers.get("x-request-id"), null);
+        await res.body?.cancel();
+      });
+      setRequestLog(EVERY_REQUEST);
+      assert.deepEqual(quiet, []);
+    }
     let id = "";
-    const logged = await logLines("debug", async () => {
+    const logged = await logLines("info", async () => {
       const res = await ctx.app.request(path, { headers: auth });
       id = res.headers.get("x-request-id")!;
       await res.body?.cancel();
@@ -107,11 +115,11 @@ Deno.test("answerDid: the request id is echoed, made when the line is logged, an
     assert.match(id, UUID);
     assert.deepEqual(logged, [{
       ...logged[0],
-      level: "debug",
+      level: "info",
       msg: "request",
       requestId: id,
       method: "GET",
-      path,
+      route: "/dids/{did}", // the pattern: never the DID
       status: 200,
       ms: 0, // an answer from memory: no clock read
     }]);
