@@ -10,6 +10,7 @@ import {
   type PolygonNetworks,
   polygonNetworks,
 } from "./config_networks.ts";
+import { type CronSchedules, cronsFor } from "./cron_schedules.ts";
 import { bool, ConfigError, host, int, origins, str, url, urlPrefixes } from "./env_readers.ts";
 
 export { ConfigError };
@@ -82,6 +83,21 @@ export interface Config {
   requestLog: { logging: "all" | "errors"; sink: "batched" | "console" };
   /** `DIDCOMM_RATE_LIMIT`: inbound `POST /didcomm` messages per source address per minute (0: no limit). */
   didcommRateLimit: number;
+  /** The crons' schedules (`cron_schedules.ts`). */
+  crons: CronSchedules;
+}
+
+/**
+ * The crons' schedules from the environment, for `main.ts` to register at the top level before
+ * anything else runs; an environment `parseConfig` refuses gets the default schedules here (the
+ * start that follows reports it).
+ */
+export function cronSchedules(env: Record<string, string | undefined>): CronSchedules {
+  try {
+    return parseConfig(env).crons;
+  } catch {
+    return cronsFor(86400);
+  }
 }
 
 /** Issuer and audience of dev-mode tokens. */
@@ -333,5 +349,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       sink: e.DENO_DEPLOY || e.OTEL_DENO ? "console" : "batched",
     },
     didcommRateLimit: e.DIDCOMM_RATE_LIMIT ?? 600,
+    crons: cronsFor(e.CREDENTIAL_STATUS_RECHECK_SECONDS ?? 86400),
   };
 }

@@ -10,7 +10,7 @@
  * "Operations"): readiness answers 503, the dispatcher stops claiming, in-flight requests and
  * delivery attempts finish or give their leases back, then exit.
  */
-import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { type Config, ConfigError, cronSchedules, parseConfig } from "./config.ts";
 import { createEarlyLane } from "./did/lite.ts";
 import { setRequestLog } from "./http/lite.ts";
 import { log, setLogLevel } from "./log.ts";
@@ -127,7 +127,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-// Evaluating the module: refuse an old Deno, then register the cron at the top level, before
+// Evaluating the module: refuse an old Deno, then register the crons at the top level, before
 // any server starts (where Deno Deploy finds crons; a cron defined in a conditional or a callback
 // is not picked up). Its handler waits for the service to be up; messages are due on the outbox
 // records, so a missed minute loses nothing.
@@ -136,13 +136,15 @@ if (problem) {
   console.error(problem);
   Deno.exit(1);
 }
-Deno.cron("outbox-dispatch", "* * * * *", async () => {
+// Each is scheduled from its interval (Deploy bills every run: `cron_schedules.ts`).
+const crons = cronSchedules(Deno.env.toObject());
+Deno.cron("outbox-dispatch", crons.outboxDispatch, async () => {
   if (draining) return;
   await (await start()).app.services.dispatcher.runOnce();
 });
-// Stored credentials' status, every CREDENTIAL_STATUS_RECHECK_SECONDS: each minute one process
-// takes the tick (a KV record) and rechecks the statuses that are due (status/service.ts).
-Deno.cron("credential-status-recheck", "* * * * *", async () => {
+// Stored credentials' status, every CREDENTIAL_STATUS_RECHECK_SECONDS: each run one process takes
+// the tick (a KV record) and rechecks the statuses that are due (status/service.ts).
+Deno.cron("credential-status-recheck", crons.statusRecheck, async () => {
   if (draining) return;
   await (await start()).app.services.status.cronTick();
 });
