@@ -14,7 +14,7 @@ import { type Config, ConfigError, cronSchedules, parseConfig } from "./config.t
 import { createEarlyLane } from "./did/lite.ts";
 import { setRequestLog } from "./http/lite.ts";
 import { log, setLogLevel } from "./log.ts";
-import { runtimeProblem } from "./runtime.ts";
+import { canPinOutbound, PINNED_OUTBOUND_DENO, runtimeProblem } from "./runtime.ts";
 import type { StartedApp } from "./start_app.ts";
 
 /** How long readiness answers 503 with the listener still open, before it closes. */
@@ -63,6 +63,12 @@ async function run(): Promise<Running> {
   setLogLevel(config.logLevel);
   setRequestLog(config.requestLog);
   log("info", "starting", { deno: Deno.version.deno, v8: Deno.version.v8 });
+  if (!canPinOutbound(Deno.version.deno)) {
+    log("warn", "outbound calls are vetted but not pinned to the vetted addresses", {
+      deno: Deno.version.deno,
+      pinnedFrom: PINNED_OUTBOUND_DENO,
+    });
+  }
   // Dev mode makes `.data/` (and its secrets) before opening KV: the app's stage does both.
   const kv = config.devMode ? undefined : await Deno.openKv(config.kvPath);
 

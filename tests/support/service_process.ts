@@ -68,15 +68,16 @@ export interface ServiceProcess {
 /**
  * Runs `deno run --allow-all src/main.ts` with `env` (from `serviceEnv`) over the inherited
  * environment and resolves once `GET /health` answers 2xx; if it does not within `timeoutMs`,
- * kills it and throws with its output.
+ * kills it and throws with its output. `deno`: another Deno than the tests' own.
  */
 export async function startService(
   env: Record<string, string>,
   timeoutMs = 60_000,
+  deno = Deno.execPath(),
 ): Promise<ServiceProcess> {
   const port = Number(env.PORT);
   const base = `http://127.0.0.1:${port}`;
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(deno, {
     args: ["run", "--allow-all", "src/main.ts"],
     cwd: ROOT,
     env,
