@@ -289,9 +289,9 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
   }
 
   /**
-   * The request id and log line (unless hosted); a HEAD request gets the headers only. `t0`: when
-   * the work began; `peer`: the answer reports a peer's failure (a network method's): warn, not
-   * error; `id`: one made already.
+   * The request id and access line (unless hosted; the id goes on the answer when asked for or on
+   * an error: a warm 200's header costs 1 µs); a HEAD request gets the headers only. `t0`: when the
+   * work began; `peer`: the answer reports a peer's failure: warn, not error; `id`: one made already.
    */
   function finish(c: Call, res: Response, t0?: number, peer = false, id?: string): Response {
     const req = c.req;
@@ -302,7 +302,8 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
     const given = req.headers.get("x-request-id");
     if (given === null && !logged && id === undefined) return res;
     const requestId = id ?? requestIdFrom(given);
-    res.headers.set("x-request-id", requestId);
+    const shown = given !== null || id !== undefined || res.status >= 400;
+    if (shown) res.headers.set("x-request-id", requestId);
     if (logged) logRequest(requestId, req.method, c.route, res.status, t0, peer);
     return res;
   }

@@ -101,7 +101,7 @@ export function logRequest(
   }
   // The same line `log` writes, made as text: the request id is a safe id or a UUID, the route
   // one of ours or null; the method and org id are quoted by JSON.
-  const line = `{"time":"${new Date().toISOString()}","level":"info","msg":"request",` +
+  const line = `{"time":"${isoNow()}","level":"info","msg":"request",` +
     `"requestId":"${id}","method":${JSON.stringify(method)},` +
     `"route":${route === null ? "null" : JSON.stringify(route)},"status":${status},"ms":${ms}` +
     (orgId ? `,"orgId":${JSON.stringify(orgId)}}` : "}");
@@ -115,6 +115,24 @@ export function logRequest(
     timer = setTimeout(flushRequestLog, FLUSH_MS);
     Deno.unrefTimer(timer);
   }
+}
+
+let second = -1;
+let secondIso = "";
+
+/**
+ * `new Date().toISOString()`, made once a second and completed with the milliseconds: the whole
+ * call costs some 1.5 µs, most of a line's cost.
+ */
+function isoNow(): string {
+  const now = Date.now();
+  const s = Math.floor(now / 1000);
+  if (s !== second) {
+    second = s;
+    secondIso = new Date(s * 1000).toISOString().slice(0, 20); // "2026-11-28T01:38:37."
+  }
+  const ms = now - s * 1000;
+  return `${secondIso}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z`;
 }
 
 /** Writes the access lines waiting for their batch (also at exit). */

@@ -7,35 +7,17 @@
  */
 import assert from "node:assert/strict";
 import { createEarlyLane } from "../../src/did/lite.ts";
-import { logRequest, type RequestLogging, setRequestLog } from "../../src/http/lite.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { logRequest } from "../../src/http/lite.ts";
+import { type LogLine, logLinesOf } from "../support/log_lines.ts";
 import { createIdp, createTestContext } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";
 
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
-type Line = Record<string, unknown>;
-
-/** The log lines written while `fn` runs at `info`, with `LOG_REQUESTS=logging`. */
-async function linesOf(fn: () => unknown, logging: RequestLogging = "all"): Promise<Line[]> {
-  const lines: Line[] = [];
-  const orig = { log: console.log, error: console.error };
-  console.log = console.error = (line: string) => lines.push(JSON.parse(line));
-  setLogLevel("info");
-  setRequestLog({ logging, sink: "console" });
-  try {
-    await fn();
-  } finally {
-    console.log = orig.log;
-    console.error = orig.error;
-    setLogLevel("error");
-    setRequestLog({ logging: "all", sink: "console" });
-  }
-  return lines;
-}
+type Line = LogLine;
 
 Deno.test("access lines: info for 2xx, 3xx, 4xx and 501; error for our 5xx; warn for 502/504 and a peer's 500", async () => {
-  const lines = await linesOf(() => {
+  const lines = await logLinesOf(() => {
     for (const status of [200, 304, 404, 500, 501, 502, 503, 504]) {
       logRequest("req-1", "GET", "/x", status, performance.now());
     }
@@ -67,11 +49,11 @@ Deno.test("access lines: info for 2xx, 3xx, 4xx and 501; error for our 5xx; warn
 });
 
 Deno.test("LOG_REQUESTS=errors keeps only the lines of 4xx and 5xx", async () => {
-  const lines = await linesOf(() => {
+  const lines = await logLinesOf(() => {
     for (const status of [200, 204, 302, 400, 429, 500]) {
       logRequest("req-1", "POST", "/didcomm", status, performance.now());
     }
-  }, "errors");
+  }, { logging: "errors" });
   assert.deepEqual(lines.map((l) => l.status), [400, 429, 500]);
 });
 
@@ -94,7 +76,7 @@ Deno.test("through the app: the route is the pattern that matched, never the pat
       ["GET", `/no/such/${id}`, owner],
       ["DELETE", "/health", owner],
     ];
-    const lines = await linesOf(async () => {
+    const lines = await logLinesOf(async () => {
       for (const [method, path, token, body] of requests) {
         await (await ctx.call(method, path, { token, body })).body?.cancel();
       }
@@ -124,18 +106,16 @@ Deno.test("through the app: the route is the pattern that matched, never the pat
 
 Deno.test("the early lane (before the app has loaded) writes the same line", async () => {
   const early = createEarlyLane({ isPublic: true });
-  let id: string | null = null;
-  const lines = await linesOf(async () => {
+  const lines = await logLinesOf(async () => {
     const res = early(new Request(`http://localhost/dids/${KEY_DID}`))!;
     assert.equal(res.status, 200);
-    id = res.headers.get("x-request-id");
     await res.body?.cancel();
   });
+  assert.match(lines[0]!.requestId as string, /^[0-9a-f-]{36}$/);
   assert.deepEqual(lines, [{
     ...lines[0],
     level: "info",
     msg: "request",
-    requestId: id,
     method: "GET",
     route: "/dids/{did}",
     status: 200,
