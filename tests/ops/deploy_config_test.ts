@@ -6,10 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { runtimeProblem } from "../../src/runtime.ts";
+import { DEPLOY_DENO } from "../support/npm_deno.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-/** The Deno version Deno Deploy runs, as its runtime reference states. */
-const DEPLOY_DENO = "2.5.0";
 
 Deno.test("deno.json: a dynamic app whose entrypoint is src/main.ts, installed with a command Deploy's Deno has", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));

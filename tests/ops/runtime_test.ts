@@ -7,6 +7,7 @@
  * Deno comes from the npm registry like the project's own (`npx deno@2.5.0`).
  */
 import assert from "node:assert/strict";
+import { DEPLOY_DENO, npmDeno } from "../support/npm_deno.ts";
 import { canPinOutbound, MIN_DENO, runtimeProblem } from "../../src/runtime.ts";
 import { createIdp, serveLocal, signToken } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
@@ -42,25 +43,8 @@ Deno.test("the service logs its Deno version at start", async () => {
   }
 });
 
-/** The path of an npm-installed Deno 2.5.0, or the reason there is none. */
-async function deployDeno(): Promise<{ path?: string; why?: string }> {
-  try {
-    const out = await new Deno.Command("npx", {
-      args: ["-y", "deno@2.5.0", "eval", "console.log(Deno.execPath())"],
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(180_000),
-    }).output();
-    const path = new TextDecoder().decode(out.stdout).trim().split("\n").pop();
-    if (out.success && path) return { path };
-    return { why: new TextDecoder().decode(out.stderr).trim().slice(0, 300) };
-  } catch (err) {
-    return { why: err instanceof Error ? err.message : String(err) };
-  }
-}
-
 Deno.test("on Deno 2.5.0, the version Deno Deploy runs, the service starts, answers and delivers a webhook", async () => {
-  const old = await deployDeno();
+  const old = await npmDeno(DEPLOY_DENO);
   if (!old.path) {
     if (Deno.env.get("CI") === "true") {
       throw new Error(`Deno 2.5.0 could not be installed: ${old.why}`);

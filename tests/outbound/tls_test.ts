@@ -9,6 +9,7 @@
  * connects: `localhost` is answered, and `127.0.0.1`, which the certificate does not name, refused.
  */
 import assert from "node:assert/strict";
+import { DEPLOY_DENO, npmDeno } from "../support/npm_deno.ts";
 import * as x509 from "@peculiar/x509";
 
 const PROBE = new URL("./fixtures/tls_probe.ts", import.meta.url).pathname;
@@ -16,23 +17,6 @@ const PROBE = new URL("./fixtures/tls_probe.ts", import.meta.url).pathname;
 function pem(label: string, der: ArrayBuffer | Uint8Array): string {
   const b64 = btoa(String.fromCharCode(...new Uint8Array(der)));
   return `-----BEGIN ${label}-----\n${b64.match(/.{1,64}/g)!.join("\n")}\n-----END ${label}-----\n`;
-}
-
-/** A Deno 2.5.0 from the npm registry (as the project's own comes), or why there is none. */
-async function deno25(): Promise<{ path?: string; why?: string }> {
-  try {
-    const out = await new Deno.Command("npx", {
-      args: ["-y", "deno@2.5.0", "eval", "console.log(Deno.execPath())"],
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(180_000),
-    }).output();
-    const path = new TextDecoder().decode(out.stdout).trim().split("\n").pop();
-    if (out.success && path) return { path };
-    return { why: new TextDecoder().decode(out.stderr).trim().slice(0, 300) };
-  } catch (err) {
-    return { why: err instanceof Error ? err.message : String(err) };
-  }
 }
 
 async function probe(deno: string, caPath: string, port: number, names: string[]) {
@@ -108,7 +92,7 @@ Deno.test("the safe client over TLS: pinned to the vetted address from Deno 2.7 
     assert.equal(wrong.kind, "network", JSON.stringify(wrong));
     assert.match(wrong.message, /other\.test/);
 
-    const old = await deno25();
+    const old = await npmDeno(DEPLOY_DENO);
     if (!old.path) {
       if (Deno.env.get("CI") === "true") throw new Error(`no Deno 2.5.0: ${old.why}`);
       console.log(`Deno 2.5.0 skipped: it could not be installed (${old.why})`);
