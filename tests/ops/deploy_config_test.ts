@@ -33,4 +33,11 @@ Deno.test("deploy.yml: Deno from denoland/setup-deno@v2 and dependencies from de
   assert.doesNotMatch(yml, /npx -y deno/);
   assert.doesNotMatch(yml, /node-version: 20/);
   assert.match(yml, /run: CI=true bash \.ci\/run/);
+  // The denokv build the KV Connect tests use is cached under the version denokv.sh builds.
+  const sh = await Deno.readTextFile(new URL("tests/kv_connect/denokv.sh", ROOT));
+  const version = /^VERSION=(\S+)$/m.exec(sh)![1]!;
+  assert.match(
+    yml,
+    new RegExp(`path: ~/\\.cache/ssi-edge\\n\\s+key: denokv-${version.replaceAll(".", "\\.")}-`),
+  );
 });
