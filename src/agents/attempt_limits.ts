@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../base/mod.ts";
 import { takeFromWindow, type WindowLimit } from "../kv/mod.ts";
 
 /** `max` attempts per `windowMs` (fixed windows). */

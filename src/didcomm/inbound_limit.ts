@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../base/mod.ts";
 import { takeFromWindow } from "../kv/mod.ts";
 
 /** The window of the limit: one minute. */

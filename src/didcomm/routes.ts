@@ -9,7 +9,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../base/mod.ts";
 import {
   clientAddress,
   createRouter,

@@ -1,7 +1,7 @@
 /**
  * The light entry of `http/`: request ids and the access log, the rules every answer follows,
  * whoever writes it (the app's middleware, the DID routes' pipeline). Plain functions over
- * `log.ts`, free of the router, jose and zod (`mod.ts`), so that code loaded before the app (the
+ * `base/`, free of the router, jose and zod (`mod.ts`), so that code loaded before the app (the
  * DID early lane) may use them.
  *
  * The access log (CONTRACT "Operations"): one JSON line per request, `{time, level, msg:
@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { log, logEnabled, type LogLevel } from "../log.ts";
+import { log, logEnabled, type LogLevel } from "../base/mod.ts";
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

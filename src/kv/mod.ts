@@ -9,6 +9,7 @@ export { keys } from "./keys.ts";
 export { takeFromWindow, type WindowCounter, type WindowLimit } from "./window_limit.ts";
 export { type BusyRetryOptions, withBusyRetry } from "./busy_retry.ts";
 export { timeId, uuidv7 } from "./ids.ts";
+export { type LeaseOptions, withLease } from "./lease.ts";
 export {
   atomicUpdate,
   type AtomicUpdateOptions,

@@ -9,8 +9,7 @@ import ipaddr from "ipaddr.js";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { Lru } from "../lru.ts";
-import { canPinOutbound } from "../runtime.ts";
+import { denoAtLeast, Lru } from "../base/mod.ts";
 import {
   bareHost,
   type HostLookup,
@@ -21,6 +20,18 @@ import {
   systemLookup,
   vetIfLiteral,
 } from "./policy.ts";
+
+/** The first Deno whose `node:http` takes a `lookup` option (outbound connections pinned). */
+export const PINNED_OUTBOUND_DENO = "2.7.0";
+
+/**
+ * Whether outbound connections are pinned to the vetted addresses on Deno `version`: from 2.7 on.
+ * Deno Deploy runs 2.5 (docs.deno.com/deploy/reference/runtime), where `node:http` throws "Not
+ * implemented: ClientRequest.options.lookup".
+ */
+export function canPinOutbound(version: string): boolean {
+  return denoAtLeast(version, PINNED_OUTBOUND_DENO) === true;
+}
 
 /** Options of one call. */
 export interface SafeFetchInit {

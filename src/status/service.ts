@@ -7,7 +7,7 @@
  * @module
  */
 import { atomicUpdate, keys } from "../kv/mod.ts";
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import type { StatusChecker } from "./checker.ts";
 import { addStatus, addStatusUpdate, knownStatus, readStatus, type StoredStatus } from "./store.ts";
 import { targetOf } from "./target.ts";
@@ -29,8 +29,9 @@ export const TICK_MS = 60_000;
 /** Statuses rechecked at once, one batch after another. */
 const TICK_BATCH = 500;
 /**
- * Batches one tick may take: the cron fires 24 times per recheck interval (`cron_schedules.ts`),
- * so a tick rechecks up to 10,000 (240,000 per interval); the rest are taken by the next ticks.
+ * Batches one tick may take: the cron fires 24 times per recheck interval
+ * (`config/cron_schedules.ts`), so a tick rechecks up to 10,000 (240,000 per interval); the rest
+ * are taken by the next ticks.
  */
 const TICK_BATCHES = 20;
 /** Checks in flight at once during a tick. */

@@ -1,11 +1,11 @@
 /**
  * Deno Deploy finds crons by evaluating the entry module: `src/main.ts` registers its crons at the
  * top level, during evaluation and before the server starts. Deploy bills every run, so each is
- * scheduled from its interval (`src/cron_schedules.ts`): the outbox drain every minute, the status
- * recheck 24 times per `CREDENTIAL_STATUS_RECHECK_SECONDS` (hourly for the default day).
+ * scheduled from its interval (`src/config/cron_schedules.ts`): the outbox drain every minute, the
+ * status recheck 24 times per `CREDENTIAL_STATUS_RECHECK_SECONDS` (hourly for the default day).
  */
 import assert from "node:assert/strict";
-import { cronEvery, cronsFor } from "../../src/cron_schedules.ts";
+import { cronEvery, cronsFor } from "../../src/config/cron_schedules.ts";
 import { createIdp } from "../support/context.ts";
 import { serviceEnv } from "../support/service_process.ts";
 

@@ -5,7 +5,7 @@
  * Deno with `denoland/setup-deno@v2` and the dependencies with `deno ci`, not through Node.js.
  */
 import assert from "node:assert/strict";
-import { runtimeProblem } from "../../src/runtime.ts";
+import { runtimeProblem } from "../../src/boot/runtime.ts";
 import { DEPLOY_DENO } from "../support/npm_deno.ts";
 
 const ROOT = new URL("../../", import.meta.url);

@@ -1,5 +1,5 @@
 /**
- * The Deno versions the service runs on (`src/runtime.ts`): it logs the version it runs on, and
+ * The Deno versions the service runs on (`src/boot/runtime.ts`): it logs the version it runs on, and
  * on a Deno older than the one Deno Deploy runs (2.5.0, docs.deno.com/deploy/reference/runtime)
  * it exits 1 naming the found and the needed version. On 2.5.0 itself, the platform's runtime,
  * it starts and works: it answers, and delivers a webhook through the safe client, whose
@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { DEPLOY_DENO, npmDeno } from "../support/npm_deno.ts";
-import { canPinOutbound, MIN_DENO, runtimeProblem } from "../../src/runtime.ts";
+import { MIN_DENO, runtimeProblem } from "../../src/boot/runtime.ts";
+import { canPinOutbound } from "../../src/outbound/mod.ts";
 import { createIdp, serveLocal, signToken } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 import { waitFor } from "../support/wait.ts";

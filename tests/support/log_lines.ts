@@ -1,6 +1,6 @@
 /** The service's log lines, captured in-process while a test runs something. */
 import { type RequestLogging, setRequestLog } from "../../src/http/lite.ts";
-import { type LogLevel, setLogLevel } from "../../src/log.ts";
+import { type LogLevel, setLogLevel } from "../../src/base/log.ts";
 
 /** One JSON log line. */
 export type LogLine = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { BUNDLED_CONTEXTS, DID_V1_URL, ED25519_2020_URL } from "./contexts/index.ts";
 import { ed25519Multibase, ed25519PublicKeyOf } from "./ed25519_public_key.ts";
-import { Lru } from "../../lru.ts";
+import { Lru } from "../../base/mod.ts";
 import type {
   DocumentLoader,
   LdDidDocument,

@@ -3,6 +3,7 @@ import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import { Ed25519Signature2020 } from "@digitalbazaar/ed25519-signature-2020";
 import { createDocumentLoader, findLoaderError } from "./document_loader.ts";
 import type { DocumentLoader, RemoteContexts, ResolveDid } from "./types.ts";
+import { isObject } from "../../base/mod.ts";
 
 /** Options of {@link verifyCredential}. */
 export interface VerifyCredentialOptions {
@@ -50,12 +51,12 @@ export async function verifyCredential(
 ): Promise<VerifyCredentialResult> {
   const doc = credential as Record<string, unknown>;
   const issuer = issuerId(doc.issuer);
-  const proofs = ([] as unknown[]).concat(doc.proof ?? []).filter(isRecord);
+  const proofs = ([] as unknown[]).concat(doc.proof ?? []).filter(isObject);
   const proof = proofs.find((p) => SUPPORTED.has(String(p.type))) ?? proofs[0];
   const vm = proof?.verificationMethod;
   const verificationMethod = typeof vm === "string"
     ? vm
-    : isRecord(vm) && typeof vm.id === "string"
+    : isObject(vm) && typeof vm.id === "string"
     ? vm.id
     : undefined;
   const fail = (error: string): VerifyCredentialResult => ({
@@ -102,12 +103,8 @@ export async function verifyCredential(
 
 function issuerId(issuer: unknown): string {
   if (typeof issuer === "string") return issuer;
-  if (isRecord(issuer) && typeof issuer.id === "string") return issuer.id;
+  if (isObject(issuer) && typeof issuer.id === "string") return issuer.id;
   return "";
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 /**
@@ -119,12 +116,12 @@ function describe(error: unknown, depth = 0): string {
   const loaderError = findLoaderError(error);
   if (loaderError) return loaderError.message;
   if (depth > 5 || error === undefined || error === null) return "";
-  if (!isRecord(error) && !(error instanceof Error)) return String(error);
+  if (!isObject(error) && !(error instanceof Error)) return String(error);
   const e = error as Record<string, unknown> & { message?: unknown };
   const parts: string[] = [];
   if (typeof e.message === "string" && e.message) parts.push(e.message);
-  const details = isRecord(e.details) ? e.details : undefined;
-  const event = isRecord(details?.event) ? details.event : undefined;
+  const details = isObject(e.details) ? e.details : undefined;
+  const event = isObject(details?.event) ? details.event : undefined;
   if (event) {
     parts.push(`${String(event.message ?? event.code)} ${JSON.stringify(event.details ?? {})}`);
   }
@@ -138,4 +135,15 @@ function describe(error: unknown, depth = 0): string {
     if (text) parts.push(text);
   }
   return [...new Set(parts)].join(": ");
+}
+
+/**
+ * The proof check of a JSON-LD credential as other features call it (the status lists' own
+ * credentials): {@link verifyCredential} with the service's resolver, contexts and clock.
+ */
+export function ldVerifier(
+  opts: Omit<VerifyCredentialOptions, "now"> & { now: () => number },
+): (credential: Record<string, unknown>) => Promise<VerifyCredentialResult> {
+  const { now, ...rest } = opts;
+  return (credential) => verifyCredential(credential, { ...rest, now: new Date(now()) });
 }
