@@ -92,7 +92,13 @@ export function createApp(services: Services, opts: AppOptions): OpenAPIHono<App
       trustProxyHeaders: config.trustProxyHeaders,
     }),
   );
-  app.route("/", didcommRoutes({ didcomm: services.didcomm }));
+  app.route(
+    "/",
+    didcommRoutes({
+      didcomm: services.didcomm,
+      trustProxyHeaders: services.config.trustProxyHeaders,
+    }),
+  );
   app.route("/", webhookRoutes({ webhooks: services.webhooks }));
   app.route("/", issueCredentialRoutes({ holder: services.holder }));
   app.route("/", openid4vcRoutes({ openid4vc: services.openid4vc }));

@@ -156,7 +156,16 @@ export async function buildServices(
   const apiKeys = new ApiKeyIndex({ kv, secrets, secretsKey: config.secretsKey, now });
 
   const directory = new AgentDirectory(kv);
-  const didcommDeps = { kv, wallet, agents: directory, resolver, dispatcher, safeFetch, now };
+  const didcommDeps = {
+    kv,
+    wallet,
+    agents: directory,
+    resolver,
+    dispatcher,
+    safeFetch,
+    now,
+    inboundPerMinute: config.didcommRateLimit,
+  };
   const didcomm = new DidcommService(didcommDeps);
   // Agents change DIDComm state: a new endpoint rotates the org's connection DIDs, and an agent
   // with connections is not removed without force. DIDComm lends both as arguments.

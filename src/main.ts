@@ -10,8 +10,9 @@
  * "Operations"): readiness answers 503, the dispatcher stops claiming, in-flight requests and
  * delivery attempts finish or give their leases back, then exit.
  */
-import { type Config, ConfigError, parseConfig } from "./config/mod.ts";
+import { type Config, ConfigError, cronSchedules, parseConfig } from "./config/mod.ts";
 import { createEarlyLane } from "./did/lite.ts";
+import { setRequestLog } from "./http/lite.ts";
 import { log, setLogLevel } from "./base/mod.ts";
 import { runtimeProblem } from "./boot/lite.ts";
 import type { StartedApp } from "./boot/mod.ts";
@@ -60,6 +61,7 @@ async function run(): Promise<Running> {
     fail(err);
   }
   setLogLevel(config.logLevel);
+  setRequestLog(config.requestLog);
   log("info", "starting", { deno: Deno.version.deno, v8: Deno.version.v8 });
   // Dev mode makes `.data/` (and its secrets) before opening KV: the app's stage does both.
   const kv = config.devMode ? undefined : await Deno.openKv(config.kvPath);
@@ -125,7 +127,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-// Evaluating the module: refuse an old Deno, then register the cron at the top level, before
+// Evaluating the module: refuse an old Deno, then register the crons at the top level, before
 // any server starts (where Deno Deploy finds crons; a cron defined in a conditional or a callback
 // is not picked up). Its handler waits for the service to be up; messages are due on the outbox
 // records, so a missed minute loses nothing.
@@ -134,13 +136,15 @@ if (problem) {
   console.error(problem);
   Deno.exit(1);
 }
-Deno.cron("outbox-dispatch", "* * * * *", async () => {
+// Each is scheduled from its interval (Deploy bills every run: `config/cron_schedules.ts`).
+const crons = cronSchedules(Deno.env.toObject());
+Deno.cron("outbox-dispatch", crons.outboxDispatch, async () => {
   if (draining) return;
   await (await start()).app.services.dispatcher.runOnce();
 });
-// Stored credentials' status, every CREDENTIAL_STATUS_RECHECK_SECONDS: each minute one process
-// takes the tick (a KV record) and rechecks the statuses that are due (status/service.ts).
-Deno.cron("credential-status-recheck", "* * * * *", async () => {
+// Stored credentials' status, every CREDENTIAL_STATUS_RECHECK_SECONDS: each run one process takes
+// the tick (a KV record) and rechecks the statuses that are due (status/service.ts).
+Deno.cron("credential-status-recheck", crons.statusRecheck, async () => {
   if (draining) return;
   await (await start()).app.services.status.cronTick();
 });

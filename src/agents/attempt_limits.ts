@@ -9,22 +9,15 @@
  * address is stopped there, and a valid key from another address still gets its token. There is
  * no service-wide bucket.
  *
- * Counting: one counter per window, taken with a versionstamp-checked increment (`atomicUpdate`):
- * an attempt reads the count, is refused when it is at the limit, and otherwise commits count + 1;
- * a lost race reads again. Every increment is one committed attempt, so exactly the first `max`
- * attempts of a window proceed, however many run at once; each lost race means another attempt
- * won, so an attempt retries at most `max` times before the count is full.
+ * Counting: the service's one rate counter, shared by every process (`kv/window_limit.ts`).
  *
  * @module
  */
 import { AppError } from "../base/mod.ts";
-import { atomicUpdate, keys } from "../kv/mod.ts";
+import { takeFromWindow, type WindowLimit } from "../kv/mod.ts";
 
 /** `max` attempts per `windowMs` (fixed windows). */
-export interface AttemptLimit {
-  max: number;
-  windowMs: number;
-}
+export type AttemptLimit = WindowLimit;
 
 /** Per client address: 10 attempts a minute. */
 export const ADDRESS_LIMIT: AttemptLimit = { max: 10, windowMs: 60_000 };
@@ -44,22 +37,15 @@ export async function takeAttempt(
   limit: AttemptLimit,
   now: number,
 ): Promise<void> {
-  const window = Math.floor(now / limit.windowMs);
-  const key = "address" in scope
-    ? keys.tokenAttemptsByAddress(scope.address, window)
-    : keys.tokenAttemptsByOrg(scope.orgId, window);
-  const admitted = await atomicUpdate(kv, async (op) => {
-    const cur = await kv.get<number>(key);
-    const count = cur.value ?? 0;
-    if (count >= limit.max) return false;
-    op.check(cur).set(key, count + 1, { expireIn: 2 * limit.windowMs });
-    return true;
-  }, { tries: limit.max + 5, conflict: () => new StillBusy() }).catch((err) => {
-    if (err instanceof StillBusy) return false; // refused rather than let through uncounted
-    throw err;
-  });
-  if (admitted) return;
-  const retryAfter = Math.max(1, Math.ceil(((window + 1) * limit.windowMs - now) / 1000));
+  const retryAfter = await takeFromWindow(
+    kv,
+    "address" in scope
+      ? { kind: "token_attempts_by_address", address: scope.address }
+      : { kind: "token_attempts_by_org", orgId: scope.orgId },
+    limit,
+    now,
+  );
+  if (retryAfter === undefined) return;
   const who = "address" in scope ? "from your address" : `for organization "${scope.orgId}"`;
   throw new AppError(
     "too_many_requests",
@@ -68,6 +54,3 @@ export async function takeAttempt(
     { headers: { "retry-after": String(retryAfter) } },
   );
 }
-
-/** Every try lost its race (not expected: each lost race is another attempt counted). */
-class StillBusy extends Error {}

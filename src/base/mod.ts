@@ -1,7 +1,8 @@
 /**
  * The base every folder stands on: the error type and its helpers, the log, the one bounded map
- * (`Lru`). Free of npm packages and of every other folder, so that code loaded before the app (the
- * DID early lane) may use it too (tests/structure: a light entry loads no `mod.ts` but this one).
+ * (`Lru`), the Deno version comparison. Free of npm packages and of every other folder, so that
+ * code loaded before the app (the DID early lane, the runtime check) may use it too
+ * (tests/structure: a light entry loads no `mod.ts` but this one).
  *
  * @module
  */
@@ -16,6 +17,7 @@ export {
   unauthorized,
   wrongState,
 } from "./errors.ts";
+export { denoAtLeast } from "./deno_version.ts";
 export { log, logEnabled, type LogLevel, setLogLevel } from "./log.ts";
 export { isObject, obj, str, strings } from "./json.ts";
 export { KV_DATA_MAX, KV_VALUE_LIMIT } from "./kv_limits.ts";

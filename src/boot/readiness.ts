@@ -27,6 +27,12 @@ export interface ProcessState {
 
 /** A loop that has not finished a scan for this long is taken for stuck. */
 const STALE_SCAN_MS = 60_000;
+/**
+ * A KV read that has not answered within this long is a database that is not reachable: a KV
+ * Connect client (a `denokv` server) waits for a server that went away, retrying, instead of
+ * failing the read.
+ */
+export const KV_READ_TIMEOUT_MS = 2_000;
 
 /** The readiness check of `services` under `state`: resolves with the report or throws a 503. */
 export function readinessCheck(
@@ -38,10 +44,21 @@ export function readinessCheck(
   return async () => {
     if (state.draining()) throw notReady("The service is shutting down.");
     const t0 = performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await services.kv.get(keys.healthProbe());
+      await Promise.race([
+        services.kv.get(keys.healthProbe()),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${KV_READ_TIMEOUT_MS} ms`)),
+            KV_READ_TIMEOUT_MS,
+          );
+        }),
+      ]);
     } catch (err) {
       throw notReady("The database is not reachable.", err);
+    } finally {
+      clearTimeout(timer);
     }
     const kvMs = Math.round((performance.now() - t0) * 100) / 100;
     const d = services.dispatcher.state();

@@ -1,32 +1,29 @@
 /**
- * The Deno version the service needs: the safe outbound client passes its own DNS `lookup` to
- * `node:http`/`node:https`, which Deno implements from 2.7 on (on 2.5 and 2.6 every outbound call
- * fails with "Not implemented: ClientRequest.options.lookup").
+ * The Deno versions the service runs on. The oldest is the one Deno Deploy runs: 2.5.0, as its
+ * documentation states (docs.deno.com/deploy/reference/runtime: "Currently Deno Deploy runs on
+ * Deno 2.5.0"; the build step runs the same version). A check that refused the platform's runtime
+ * would stop every deployment (CONTRACT "Operations").
+ *
+ * One thing differs below 2.7: `node:http`'s `lookup` option, through which the safe outbound
+ * client pins each connection to the addresses it vetted (on 2.5 and 2.6 it throws "Not
+ * implemented: ClientRequest.options.lookup"). There the client vets the addresses before the
+ * request instead, without pinning (`outbound/transport.ts` `canPinOutbound`), and the start says
+ * so (`start_app.ts`).
  *
  * @module
  */
+import { denoAtLeast } from "../base/mod.ts";
 
-/** The oldest Deno this service runs on. */
-export const MIN_DENO = "2.7.0";
+/** The oldest Deno this service runs on (Deno Deploy's runtime). */
+export const MIN_DENO = "2.5.0";
 
 /** A sentence naming the found and the needed version when `version` is too old, else undefined. */
 export function runtimeProblem(version: string, needed = MIN_DENO): string | undefined {
-  const have = parse(version);
-  const want = parse(needed)!;
-  if (have === undefined) {
+  const ok = denoAtLeast(version, needed);
+  if (ok === undefined) {
     return `Deno ${version} is not a version this service can check; it needs Deno ${needed} or newer.`;
   }
-  for (let i = 0; i < 3; i++) {
-    if (have[i]! > want[i]!) return undefined;
-    if (have[i]! < want[i]!) {
-      return `Deno ${version} is too old: this service needs Deno ${needed} or newer ` +
-        `(node:http's lookup option, used by the outbound client). Run it with deno ${needed}+.`;
-    }
-  }
-  return undefined;
-}
-
-function parse(v: string): [number, number, number] | undefined {
-  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(v);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+  if (ok) return undefined;
+  return `Deno ${version} is too old: this service needs Deno ${needed} or newer ` +
+    `(the oldest it is tested on, the version Deno Deploy runs). Run it with deno ${needed}+.`;
 }

@@ -12,6 +12,7 @@ import { rotateSecrets } from "../crypto/mod.ts";
 import { type Config, decodeSecretsKey } from "../config/mod.ts";
 import { devBanner, devPublicJwk, loadDevSecrets, mintDevToken } from "../dev/mod.ts";
 import { log } from "../base/mod.ts";
+import { canPinOutbound, PINNED_OUTBOUND_DENO } from "../outbound/mod.ts";
 import { readinessCheck } from "./readiness.ts";
 
 /** The org the dev token is for. */
@@ -47,6 +48,12 @@ export async function openKv(config: Config): Promise<Deno.Kv> {
 
 /** Builds and starts the whole service. */
 export async function startApp(config: Config, options: StartOptions): Promise<StartedApp> {
+  if (!canPinOutbound(Deno.version.deno)) {
+    log("warn", "outbound calls are vetted but not pinned to the vetted addresses", {
+      deno: Deno.version.deno,
+      pinnedFrom: PINNED_OUTBOUND_DENO,
+    });
+  }
   let devToken: string | undefined;
   if (config.devMode) {
     const dev = await loadDevSecrets();

@@ -22,6 +22,7 @@ import {
   url,
   urlPrefixes,
 } from "./readers.ts";
+import { type CronSchedules, cronsFor } from "./cron_schedules.ts";
 
 export { ConfigError };
 
@@ -85,6 +86,29 @@ export interface Config {
    * than DID resolution from a browser. Empty: none (same-origin only).
    */
   corsOrigins: string[];
+  /**
+   * The access log: `LOG_REQUESTS` (every request, or only 4xx/5xx) and where its lines go: one
+   * `console.log` each where the console is what collects logs (Deno Deploy, `OTEL_DENO=true`),
+   * else batched stdout writes (`http/lite.ts`).
+   */
+  requestLog: { logging: "all" | "errors"; sink: "batched" | "console" };
+  /** `DIDCOMM_RATE_LIMIT`: inbound `POST /didcomm` messages per source address per minute (0: no limit). */
+  didcommRateLimit: number;
+  /** The crons' schedules (`cron_schedules.ts`). */
+  crons: CronSchedules;
+}
+
+/**
+ * The crons' schedules from the environment, for `main.ts` to register at the top level before
+ * anything else runs; an environment `parseConfig` refuses gets the default schedules here (the
+ * start that follows reports it).
+ */
+export function cronSchedules(env: Record<string, string | undefined>): CronSchedules {
+  try {
+    return parseConfig(env).crons;
+  } catch {
+    return cronsFor(86400);
+  }
 }
 
 /** Issuer and audience of dev-mode tokens. */
@@ -162,6 +186,15 @@ const fields = {
   JSONLD_CONTEXT_ALLOW: urlPrefixes("JSONLD_CONTEXT_ALLOW"),
   CREDENTIAL_STATUS_RECHECK_SECONDS: int("CREDENTIAL_STATUS_RECHECK_SECONDS", 0, 86400 * 365),
   CORS_ORIGINS: origins("CORS_ORIGINS"),
+  LOG_REQUESTS: (v: string | undefined): Config["requestLog"]["logging"] | undefined => {
+    if (v === undefined || v === "") return undefined;
+    if (v === "all" || v === "errors") return v;
+    throw new ConfigError(`LOG_REQUESTS must be "all" or "errors", got "${v}"`);
+  },
+  DIDCOMM_RATE_LIMIT: int("DIDCOMM_RATE_LIMIT", 0, 1_000_000),
+  // Set by the platform or the operator, read here only to choose where access lines go.
+  DENO_DEPLOY: bool("DENO_DEPLOY"),
+  OTEL_DENO: bool("OTEL_DENO"),
   LOG_LEVEL: (v: string | undefined): Config["logLevel"] | undefined => {
     if (v === undefined) return undefined;
     if ((LOG_LEVELS as readonly string[]).includes(v)) return v as Config["logLevel"];
@@ -170,6 +203,9 @@ const fields = {
 };
 
 type Env = { [K in keyof typeof fields]: ReturnType<(typeof fields)[K]> };
+
+/** Every environment variable `parseConfig` reads (the README's configuration table lists them). */
+export const ENV_NAMES: readonly string[] = Object.keys(fields);
 
 /** Decodes SECRETS_KEY (base64 of exactly 32 bytes); `name` is the variable errors name. */
 export function decodeSecretsKey(value: string, name = "SECRETS_KEY"): Uint8Array {
@@ -312,5 +348,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     jsonldContextAllow: e.JSONLD_CONTEXT_ALLOW,
     credentialStatusRecheckSeconds: e.CREDENTIAL_STATUS_RECHECK_SECONDS ?? 86400,
     corsOrigins: e.CORS_ORIGINS,
+    requestLog: {
+      logging: e.LOG_REQUESTS ?? "all",
+      sink: e.DENO_DEPLOY || e.OTEL_DENO ? "console" : "batched",
+    },
+    didcommRateLimit: e.DIDCOMM_RATE_LIMIT ?? 600,
+    crons: cronsFor(e.CREDENTIAL_STATUS_RECHECK_SECONDS ?? 86400),
   };
 }

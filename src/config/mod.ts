@@ -1,12 +1,13 @@
 /**
- * The configuration: `parseConfig(env)`, where every environment variable is read, its readers
- * and the networks of the chain plug-ins.
+ * The configuration: `parseConfig(env)`, where every environment variable is read, its readers,
+ * the networks of the chain plug-ins and the crons' schedules.
  *
  * @module
  */
 export {
   type Config,
   ConfigError,
+  cronSchedules,
   decodeSecretsKey,
   DEV_AUDIENCE,
   DEV_ISSUER,
@@ -19,3 +20,4 @@ export {
   type PolygonNetworks,
   polygonNetworks,
 } from "./networks.ts";
+export { type CronSchedules } from "./cron_schedules.ts";

@@ -21,4 +21,6 @@ export interface DidcommDeps {
   dispatcher: { wake(): void };
   safeFetch: SafeFetch;
   now: () => number;
+  /** `DIDCOMM_RATE_LIMIT`: inbound messages per source address per minute (0: no limit). */
+  inboundPerMinute: number;
 }

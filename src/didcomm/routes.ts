@@ -10,7 +10,13 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { AppError, badRequest } from "../base/mod.ts";
-import { createRouter, errorResponses, OrgParams, orgRecordRoutes } from "../http/mod.ts";
+import {
+  clientAddress,
+  createRouter,
+  errorResponses,
+  OrgParams,
+  orgRecordRoutes,
+} from "../http/mod.ts";
 import { CONNECTION_STATES } from "./connections/record.ts";
 import { EnvelopeError } from "./envelope.ts";
 import type { DidcommService } from "./service.ts";
@@ -67,10 +73,12 @@ const ListQuery = z.object({
 /** What the DIDComm routes use. */
 export interface DidcommRoutesDeps {
   didcomm: DidcommService;
+  /** `TRUST_PROXY_HEADERS`: the client address of the inbound limit may come from X-Forwarded-For. */
+  trustProxyHeaders: boolean;
 }
 
 /** The DIDComm feature router. */
-export function didcommRoutes({ didcomm }: DidcommRoutesDeps) {
+export function didcommRoutes({ didcomm, trustProxyHeaders }: DidcommRoutesDeps) {
   const app = createRouter();
 
   app.openapi(
@@ -93,10 +101,12 @@ export function didcommRoutes({ didcomm }: DidcommRoutesDeps) {
       },
       responses: {
         202: { description: "Stored; processed asynchronously (problems go back as reports)." },
-        ...errorResponses(400, 413, 415),
+        ...errorResponses(400, 413, 415, 429),
       },
     }),
     async (c) => {
+      // Counted first, whatever the message: DIDCOMM_RATE_LIMIT per source address a minute.
+      await didcomm.admitInbound(clientAddress(c, trustProxyHeaders));
       const ct = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (!DIDCOMM_CONTENT_TYPES.includes(ct)) {
         throw new AppError(

@@ -21,6 +21,7 @@ import { didRotationHandler, hangUp, ROTATE_KIND } from "./connections/rotate_ou
 import type { DidcommDeps } from "./deps.ts";
 import { MessageHandlers } from "./handlers.ts";
 import { INBOUND_KIND, inboundProcessingHandler, receiveEnvelope } from "./inbound.ts";
+import { admitInbound } from "./inbound_limit.ts";
 import { invitationFromLink } from "./oob.ts";
 import {
   DIDCOMM_KIND,
@@ -52,6 +53,14 @@ export class DidcommService {
       >,
       [ROTATE_KIND]: didRotationHandler(d) as OutboxHandler<never>,
     };
+  }
+
+  /**
+   * Counts one inbound message from the client `address` against `DIDCOMM_RATE_LIMIT`; 429 with
+   * `Retry-After` past it (`inbound_limit.ts`).
+   */
+  async admitInbound(address: string): Promise<void> {
+    await admitInbound(this.#d.kv, address, this.#d.inboundPerMinute, this.#d.now());
   }
 
   /** Decrypts and stores one inbound envelope (`EnvelopeError` for anything not accepted). */

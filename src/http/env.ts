@@ -5,5 +5,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** The org the request acts on, once a route has checked access to it (the access log's). */
+    orgId: string;
   };
 }

@@ -23,6 +23,7 @@ export {
   bearerAuth,
   type BearerAuthOptions,
   checkOrgAccess,
+  checkOrgAccessOf,
   isOrgMember,
   ORG_ID_RE,
   OrgId,
@@ -53,7 +54,15 @@ export {
 } from "./member_record_routes.ts";
 export { clientAddress } from "./client_address.ts";
 export { assignRequestId, finishRequest } from "./request_id.ts";
-export { logRequest, requestIdFrom, requestLevel } from "./lite.ts";
+export {
+  flushRequestLog,
+  logRequest,
+  requestIdFrom,
+  requestLevel,
+  type RequestLogging,
+  type RequestLogSink,
+  setRequestLog,
+} from "./lite.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";
 export { corsFor } from "./cors.ts";

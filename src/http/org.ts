@@ -69,6 +69,15 @@ export function checkOrgAccess(p: Principal, orgId: string, role: OrgRole): stri
   return orgId;
 }
 
+/**
+ * {@link checkOrgAccess} for the request's principal; a well-formed `orgId` is also noted in
+ * `c.var.orgId`, for the access log, whether access is granted or not.
+ */
+export function checkOrgAccessOf(c: Context<AppEnv>, orgId: string, role: OrgRole): string {
+  if (ORG_ID_RE.test(orgId)) c.set("orgId", orgId);
+  return checkOrgAccess(c.var.principal, orgId, role);
+}
+
 /** True when the caller is a member of `orgId` (any org role, or that org's agent token). */
 export function isOrgMember(p: Principal, orgId: string): boolean {
   return hasOrgRole(p, orgId, MEMBER_ROLES);
@@ -122,7 +131,7 @@ export function requireOrg(role: OrgRole): MiddlewareHandler<AppEnv> {
   return async (c: Context<AppEnv>, next) => {
     const p = c.get("principal");
     if (p === undefined) throw new Error(`requireOrg("${role}") runs without bearerAuth before it`);
-    checkOrgAccess(p, c.req.param("orgId") ?? "", role);
+    checkOrgAccessOf(c, c.req.param("orgId") ?? "", role);
     await next();
   };
 }

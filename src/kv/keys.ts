@@ -37,6 +37,8 @@ export const keys = {
     ["agent_token_attempts", orgId, window] as const,
   tokenAttemptsByAddress: (address: string, window: number) =>
     ["token_attempts_by_address", address, window] as const,
+  didcommMessagesByAddress: (address: string, window: number) =>
+    ["didcomm_messages_by_address", address, window] as const,
   agentByApiKey: (lookup: string, orgId: string) => ["agent_by_api_key", lookup, orgId] as const,
   agentByApiKeyPrefix: (lookup: string) => ["agent_by_api_key", lookup] as const,
 

@@ -82,7 +82,7 @@ export const CONFLICT_TRIES = 6;
 export interface AtomicUpdateOptions {
   /**
    * Attempts before giving up with a conflict. Default {@link CONFLICT_TRIES}; only a counter
-   * that every contender must pass through (`agents/attempt_limits.ts`) sets its own.
+   * that every contender must pass through (`window_limit.ts`) sets its own.
    */
   tries?: number;
   /** The error thrown when every attempt lost its race; default a generic 409. */

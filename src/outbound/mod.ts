@@ -14,7 +14,9 @@ export {
   type SafeFetchErrorKind,
 } from "./policy.ts";
 export {
+  canPinOutbound,
   createSafeFetch,
+  PINNED_OUTBOUND_DENO,
   type SafeFetch,
   type SafeFetchInit,
   type SafeResponse,

@@ -9,7 +9,7 @@ import ipaddr from "ipaddr.js";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { Lru } from "../base/mod.ts";
+import { denoAtLeast, Lru } from "../base/mod.ts";
 import {
   bareHost,
   type HostLookup,
@@ -20,6 +20,18 @@ import {
   systemLookup,
   vetIfLiteral,
 } from "./policy.ts";
+
+/** The first Deno whose `node:http` takes a `lookup` option (outbound connections pinned). */
+export const PINNED_OUTBOUND_DENO = "2.7.0";
+
+/**
+ * Whether outbound connections are pinned to the vetted addresses on Deno `version`: from 2.7 on.
+ * Deno Deploy runs 2.5 (docs.deno.com/deploy/reference/runtime), where `node:http` throws "Not
+ * implemented: ClientRequest.options.lookup".
+ */
+export function canPinOutbound(version: string): boolean {
+  return denoAtLeast(version, PINNED_OUTBOUND_DENO) === true;
+}
 
 /** Options of one call. */
 export interface SafeFetchInit {
@@ -58,17 +70,24 @@ export type SafeFetch = (url: string, init?: SafeFetchInit) => Promise<SafeRespo
  * address that was checked is the address that is reached; a DNS answer that changes between a
  * check and the connection (rebinding) cannot redirect the call. TLS still verifies the host name.
  * One connection per call (no pooling across calls), closed when the body has been read.
+ *
+ * Deno implements that `lookup` option from 2.7 on; Deno Deploy runs 2.5
+ * (docs.deno.com/deploy/reference/runtime). On a Deno without it (`pin: false`) the host name is
+ * resolved and every address vetted before the request, which then resolves the name again to
+ * connect: the policy holds, but a DNS answer that changes in between is not caught (no pinning).
  */
 export function createSafeFetch(
   policy: OutboundPolicy,
-  opts: { resolveHost?: HostLookup } = {},
+  opts: { resolveHost?: HostLookup; pin?: boolean } = {},
 ): SafeFetch {
   const resolveHost = cachedLookup(opts.resolveHost ?? systemLookup);
+  const pin = opts.pin ?? canPinOutbound(Deno.version.deno);
   return async (raw, init = {}) => {
     const started = performance.now();
     const url = parseOutboundUrl(raw, policy);
-    // An IP literal is vetted here; a name is vetted by the connection's own lookup.
-    vetIfLiteral(bareHost(url), policy);
+    // An IP literal is vetted here; a name is vetted by the connection's own lookup, or before.
+    const host = bareHost(url);
+    if (!vetIfLiteral(host, policy) && !pin) await resolveAndVet(host, policy, resolveHost);
     const timeoutMs = init.timeoutMs ?? 10_000;
     const maxBytes = init.maxBytes ?? 1024 * 1024;
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -91,7 +110,7 @@ export function createSafeFetch(
       body: init.body,
       maxBytes,
       signal,
-      lookup: pinnedLookup(policy, resolveHost),
+      lookup: pin ? pinnedLookup(policy, resolveHost) : undefined,
       failure,
       returnRedirects: init.returnRedirects === true,
     });
@@ -150,7 +169,7 @@ interface ExchangeInit {
   body?: string | Uint8Array;
   maxBytes: number;
   signal: AbortSignal;
-  lookup: LookupFunction;
+  lookup: LookupFunction | undefined;
   failure: (err: unknown, reading: boolean) => SafeFetchError;
   returnRedirects: boolean;
 }
@@ -182,7 +201,7 @@ function exchange(
     const req = mod.request(url, {
       method: init.method,
       headers,
-      lookup: init.lookup,
+      ...(init.lookup && { lookup: init.lookup }),
       agent: false,
     }, (res) => {
       reading = true;

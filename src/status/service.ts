@@ -26,8 +26,14 @@ export interface StatusServiceDeps {
 
 /** Length of one cron tick (Deno.cron's finest schedule is one minute). */
 export const TICK_MS = 60_000;
-/** Statuses rechecked by one tick at most (the rest are taken by the next ticks). */
+/** Statuses rechecked at once, one batch after another. */
 const TICK_BATCH = 500;
+/**
+ * Batches one tick may take: the cron fires 24 times per recheck interval
+ * (`config/cron_schedules.ts`), so a tick rechecks up to 10,000 (240,000 per interval); the rest
+ * are taken by the next ticks.
+ */
+const TICK_BATCHES = 20;
 /** Checks in flight at once during a tick. */
 const TICK_PARALLEL = 8;
 
@@ -114,18 +120,24 @@ export class StatusService {
   }
 
   /**
-   * The recheck cron's body: takes this tick (one process per tick across KV), then rechecks up
-   * to {@link TICK_BATCH} statuses that are due. Returns how many were rechecked (0 when another
-   * process has the tick, or rechecks are off).
+   * The recheck cron's body: takes this tick (one process per tick across KV), then rechecks the
+   * statuses that are due, `batch` at a time, up to {@link TICK_BATCHES} batches. Returns how many
+   * were rechecked (0 when another process has the tick, or rechecks are off).
    */
-  async cronTick(): Promise<number> {
+  async cronTick(batch = TICK_BATCH): Promise<number> {
     if (this.#d.recheckSeconds <= 0) return 0;
     const now = this.#d.now();
     const tick = keys.statusRecheckTick(Math.floor(now / TICK_MS) * TICK_MS);
     const taken = await this.#d.kv.atomic().check({ key: tick, versionstamp: null })
       .set(tick, { at: now }, { expireIn: 24 * 3_600_000 }).commit();
     if (!taken.ok) return 0;
-    return await this.recheckDue();
+    let done = 0;
+    for (let i = 0; i < TICK_BATCHES; i++) {
+      const n = await this.recheckDue(batch);
+      done += n;
+      if (n < batch) break;
+    }
+    return done;
   }
 
   /** Rechecks the statuses due now (at most `limit`); how many. */

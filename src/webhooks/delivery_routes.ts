@@ -8,7 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { notFound } from "../base/mod.ts";
 import {
   assertOrgId,
-  checkOrgAccess,
+  checkOrgAccessOf,
   createRouter,
   errorResponses,
   isOrgMember,
@@ -78,7 +78,7 @@ export function deliveryRoutes(webhooks: WebhookService) {
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const orgId = checkOrgAccess(c.var.principal, q.orgId, "admin");
+      const orgId = checkOrgAccessOf(c, q.orgId, "admin");
       const page = await webhooks.deliveries(orgId, {
         limit: parseLimit(q.limit),
         cursor: q.cursor,
@@ -121,7 +121,7 @@ export function deliveryRoutes(webhooks: WebhookService) {
       if (body.orgId !== undefined && body.orgId !== ref.orgId) throw missing();
       // Another org's record does not leak: 404 unless the caller is at least a member.
       if (!isOrgMember(p, ref.orgId)) throw missing();
-      checkOrgAccess(p, ref.orgId, "admin");
+      checkOrgAccessOf(c, ref.orgId, "admin");
       return c.json(await webhooks.retryDelivery(id), 202);
     },
   );

@@ -5,7 +5,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { checkOrgAccess, createRouter, errorResponses, OrgId } from "../http/mod.ts";
+import { checkOrgAccessOf, createRouter, errorResponses, OrgId } from "../http/mod.ts";
 import type { WebhookService } from "./service.ts";
 
 const OrgBody = z.object({ orgId: OrgId }).strict()
@@ -68,7 +68,7 @@ export function endpointRoutes(webhooks: WebhookService) {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const orgId = checkOrgAccess(c.var.principal, body.orgId, "admin");
+      const orgId = checkOrgAccessOf(c, body.orgId, "admin");
       const { endpoint, secret } = await webhooks.register(orgId, body.notificationWebhook);
       return c.json({
         statusCode: 201 as const,
@@ -102,7 +102,7 @@ export function endpointRoutes(webhooks: WebhookService) {
       },
     }),
     async (c) => {
-      const orgId = checkOrgAccess(c.var.principal, c.req.valid("query").orgId, "admin");
+      const orgId = checkOrgAccessOf(c, c.req.valid("query").orgId, "admin");
       return c.json(await webhooks.get(orgId), 200);
     },
   );
@@ -123,7 +123,7 @@ export function endpointRoutes(webhooks: WebhookService) {
       },
     }),
     async (c) => {
-      const orgId = checkOrgAccess(c.var.principal, c.req.valid("query").orgId, "admin");
+      const orgId = checkOrgAccessOf(c, c.req.valid("query").orgId, "admin");
       await webhooks.remove(orgId);
       return c.body(null, 204);
     },
@@ -147,7 +147,7 @@ export function endpointRoutes(webhooks: WebhookService) {
       },
     }),
     async (c) => {
-      const orgId = checkOrgAccess(c.var.principal, c.req.valid("json").orgId, "admin");
+      const orgId = checkOrgAccessOf(c, c.req.valid("json").orgId, "admin");
       return c.json({ data: { secret: await webhooks.rotateSecret(orgId) } }, 200);
     },
   );
@@ -171,7 +171,7 @@ export function endpointRoutes(webhooks: WebhookService) {
     }),
     async (c) => {
       const p = c.var.principal;
-      const orgId = checkOrgAccess(p, c.req.valid("json").orgId, "admin");
+      const orgId = checkOrgAccessOf(c, c.req.valid("json").orgId, "admin");
       return c.json({ data: { eventId: await webhooks.sendTest(orgId, p.sub) } }, 202);
     },
   );

@@ -8,6 +8,12 @@
 #   tests/bench/did_wrk.sh            # 10 s per run, 50 connections, pinned (see PIN)
 #   DURATION=5s ROUNDS=5 CONNECTIONS=50 tests/bench/did_wrk.sh
 #   PIN=0 THREADS=2 tests/bench/did_wrk.sh   # unpinned: servers and wrk share both cores
+#   ROUTES=key OURS_LOG_LEVEL=info tests/bench/did_wrk.sh   # did:key only; ours at LOG_LEVEL=info
+#   OURS_ENV="LOG_REQUESTS=errors" ...       # more environment for ours (space-separated)
+#
+# Ours runs at LOG_LEVEL=warn unless OURS_LOG_LEVEL says otherwise: at info (the default of a
+# deployment) every request writes an access line; its stdout goes to a file, and the number of
+# lines written is reported at the end.
 #
 # Besides req/s and p99 it reports each server's CPU time per request (user + system from
 # /proc/<pid>/stat over the run, divided by the requests wrk counted).
@@ -25,6 +31,9 @@ DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-2}
 ROUNDS=${ROUNDS:-3}
+ROUTES=${ROUTES:-key web}
+OURS_LOG_LEVEL=${OURS_LOG_LEVEL:-warn}
+read -r -a OURS_ENV <<<"${OURS_ENV:-}"
 P_OURS=${P_OURS:-18080}
 P_BARE=${P_BARE:-18081}
 P_NODE=${P_NODE:-18082}
@@ -69,11 +78,11 @@ KEY_DID="did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
 WEB_DID="did:web:127.0.0.1%3A$P_HOST"
 
 # Our service.
-PORT=$P_OURS LISTEN_HOST=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=warn \
+env "${OURS_ENV[@]}" PORT=$P_OURS LISTEN_HOST=127.0.0.1 KV_PATH=:memory: LOG_LEVEL=$OURS_LOG_LEVEL \
   AUTH_PUBLIC_KEY="$JWK" AUTH_ISSUER="https://idp.bench/realms/ssi" AUTH_AUDIENCE=ssi-edge \
   AUTH_ALGORITHMS=ES256 SECRETS_KEY=$(head -c32 /dev/urandom | base64) \
   OUTBOUND_ALLOW_PRIVATE=true DID_CACHE_TTL_SECONDS=3600 NODE_EXTRA_CA_CERTS="$TMP/ca.pem" \
-  "${SRV[@]}" deno run --v8-flags=--max-semi-space-size=4 --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts &
+  "${SRV[@]}" deno run --v8-flags=--max-semi-space-size=4 --allow-net --allow-env --allow-read --allow-write --allow-sys src/main.ts >"$TMP/ours.log" &
 PIDS+=($!)
 PID_OURS=$!
 
@@ -141,7 +150,7 @@ echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, $ROUNDS interleaved r
   "$(deno --version | head -1), node $(node --version)"
 for round in $(seq 1 "$ROUNDS"); do
   echo "round $round (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-  for route in key web; do
+  for route in $ROUTES; do
     if [ $route = key ]; then did=$KEY_DID; else did=$WEB_DID; fi
     run "bare/$route" "http://127.0.0.1:$P_BARE/dids/$did" "$PID_BARE"
     run "plus/$route" "http://127.0.0.1:$P_PLUS/dids/$did" "$PID_PLUS"
@@ -150,7 +159,8 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-python3 - "$TMP/results.txt" <<'EOF'
+echo "ours at LOG_LEVEL=$OURS_LOG_LEVEL ${OURS_ENV[*]}: $(grep -c '"msg":"request"' "$TMP/ours.log" || true) access lines"
+python3 - "$TMP/results.txt" "$ROUTES" <<'EOF'
 import statistics, sys
 def ms(v):
     for suffix, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
@@ -168,7 +178,7 @@ print("\nmedians over rounds:")
 for k in sorted(med):
     print(f"  {k:10s} {med[k][0]:10.0f} req/s   p99 {med[k][1]:.2f} ms   cpu {med[k][3]:.1f} µs/req   non-2xx {med[k][2]}")
 print()
-for route in ("key", "web"):
+for route in sys.argv[2].split():
     bare, ours, node = med[f"bare/{route}"], med[f"ours/{route}"], med[f"node/{route}"]
     vs_bare, vs_node = ours[0] / bare[0], ours[0] / node[0]
     # Targets of issue 15: warm did:key and did:web at >= 90 % of bare, and ahead of Node.

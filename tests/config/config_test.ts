@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, parseConfig } from "../../src/config/config.ts";
+import { ConfigError, ENV_NAMES, parseConfig } from "../../src/config/config.ts";
 
 const base = {
   AUTH_PUBLIC_KEY:
@@ -166,4 +166,33 @@ Deno.test("parseConfig reads CORS_ORIGINS as web origins, as browsers send them"
     'not an origin .* write "https://wallet.example"',
   );
   refuses({ ...base, CORS_ORIGINS: "https://u@wallet.example" }, "CORS_ORIGINS: .* not an origin");
+});
+
+Deno.test("parseConfig reads LOG_REQUESTS and DIDCOMM_RATE_LIMIT; access lines go to the console on Deno Deploy and with OTEL_DENO", () => {
+  const c = parseConfig(base);
+  assert.deepEqual(c.requestLog, { logging: "all", sink: "batched" });
+  assert.equal(c.didcommRateLimit, 600);
+  assert.equal(parseConfig({ ...base, LOG_REQUESTS: "errors" }).requestLog.logging, "errors");
+  assert.equal(parseConfig({ ...base, DIDCOMM_RATE_LIMIT: "0" }).didcommRateLimit, 0);
+  assert.equal(parseConfig({ ...base, DIDCOMM_RATE_LIMIT: "120" }).didcommRateLimit, 120);
+  assert.equal(parseConfig({ ...base, DENO_DEPLOY: "true" }).requestLog.sink, "console");
+  assert.equal(parseConfig({ ...base, OTEL_DENO: "true" }).requestLog.sink, "console");
+  refuses({ ...base, LOG_REQUESTS: "some" }, "LOG_REQUESTS");
+  refuses({ ...base, DIDCOMM_RATE_LIMIT: "-1" }, "DIDCOMM_RATE_LIMIT");
+  refuses({ ...base, DIDCOMM_RATE_LIMIT: "lots" }, "DIDCOMM_RATE_LIMIT");
+});
+
+Deno.test("every variable parseConfig reads is in the README's configuration table, and the table names no other", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const section = readme.slice(readme.indexOf("\n## Configuration"), readme.indexOf("\n## Routes"));
+  const listed = new Set<string>();
+  for (const row of section.split("\n").filter((l) => l.startsWith("| `"))) {
+    for (const m of row.split("|")[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) listed.add(m[1]!);
+  }
+  assert.deepEqual([...ENV_NAMES].filter((n) => !listed.has(n)), [], "read but not in the table");
+  assert.deepEqual(
+    [...listed].filter((n) => !ENV_NAMES.includes(n)),
+    [],
+    "in the table but never read",
+  );
 });

@@ -7,29 +7,13 @@
 import assert from "node:assert/strict";
 import { REFUSING_ORIGIN } from "../support/ports.ts";
 import { type DidMethod, didRoutes } from "../../src/did/mod.ts";
-import { setLogLevel } from "../../src/base/log.ts";
+import { logLinesOf } from "../support/log_lines.ts";
 import { createTestContext, signToken } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
 import { laneRequest as get, snapshot } from "./lane_requests.ts";
 
 const KEY_DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Captures the service's log lines (stdout and stderr) at `level` while `fn` runs. */
-async function logLines(level: "debug" | "info", fn: () => Promise<void>) {
-  const lines: Record<string, unknown>[] = [];
-  const orig = { log: console.log, error: console.error };
-  console.log = console.error = (line: string) => lines.push(JSON.parse(line));
-  setLogLevel(level);
-  try {
-    await fn();
-  } finally {
-    console.log = orig.log;
-    console.error = orig.error;
-    setLogLevel("error");
-  }
-  return lines;
-}
 
 Deno.test("answerDid: a warm answer (cloned from a prepared one) is the cold answer byte for byte", async () => {
   let clock = Date.parse("2026-11-23T12:00:00Z");
@@ -75,7 +59,7 @@ Deno.test("answerDid: a warm answer (cloned from a prepared one) is the cold ans
   }
 });
 
-Deno.test("answerDid: the request id is echoed, made when the line is logged, and the line names it", async () => {
+Deno.test("answerDid: the request id is echoed; without one, a 200 carries none while its access line has one, an error carries its line's", async () => {
   const ctx = await createTestContext();
   try {
     const token = await ctx.token();
@@ -90,31 +74,37 @@ Deno.test("answerDid: the request id is echoed, made when the line is logged, an
     await given.body?.cancel();
     await bad.body?.cancel();
 
-    // Without one, an id is made only when the request's line is written (debug for a 200): an
-    // id that names no line finds nothing.
-    const quiet = await logLines("info", async () => {
-      const res = await ctx.app.request(path, { headers: auth });
-      assert.equal(res.headers.get("x-request-id"), null);
-      await res.body?.cancel();
+    // No line (LOG_LEVEL above info, or LOG_REQUESTS=errors) and none asked for: no id at all.
+    for (const quiet of [{ level: "warn" as const }, { logging: "errors" as const }]) {
+      const lines = await logLinesOf(async () => {
+        const res = await ctx.app.request(path, { headers: auth });
+        assert.equal(res.headers.get("x-request-id"), null);
+        await res.body?.cancel();
+      }, quiet);
+      assert.deepEqual(lines, [], JSON.stringify(quiet));
+    }
+    // A line for every request; a warm 200 goes without the header (it would cost it 1 µs).
+    const shown: (string | null)[] = [];
+    const logged = await logLinesOf(async () => {
+      for (const p of [path, "/dids/did:key:nope"]) {
+        const res = await ctx.app.request(p, { headers: auth });
+        shown.push(res.headers.get("x-request-id"));
+        await res.body?.cancel();
+      }
     });
-    assert.deepEqual(quiet, []);
-    let id = "";
-    const logged = await logLines("debug", async () => {
-      const res = await ctx.app.request(path, { headers: auth });
-      id = res.headers.get("x-request-id")!;
-      await res.body?.cancel();
-    });
-    assert.match(id, UUID);
-    assert.deepEqual(logged, [{
+    assert.equal(shown[0], null);
+    assert.match(logged[0]!.requestId as string, UUID);
+    assert.deepEqual(logged[0], {
       ...logged[0],
-      level: "debug",
+      level: "info",
       msg: "request",
-      requestId: id,
       method: "GET",
-      path,
+      route: "/dids/{did}", // the pattern: never the DID
       status: 200,
       ms: 0, // an answer from memory: no clock read
-    }]);
+    });
+    assert.equal(logged[1]!.status, 400);
+    assert.equal(shown[1], logged[1]!.requestId, "an error names its line");
   } finally {
     await ctx.close();
   }
@@ -263,7 +253,7 @@ Deno.test("answerDid: a DID host's failure (500 internalError) is logged at warn
       ["/dids/did:broken:1", "error"],
     ];
     for (const [path, level] of cases) {
-      const lines = await logLines("info", async () => {
+      const lines = await logLinesOf(async () => {
         const res = await ctx.app.request(path);
         assert.equal(res.status, 500, path);
         await res.body?.cancel();

@@ -127,9 +127,12 @@ Deno.test("DID rotate (rotating): one rotate per change; a wrong-thread ack or a
     // The job again (as after a crash before its success was recorded) starts nothing new.
     const job = { payload: { orgId: ORG, endpoint: `${ctx.baseUrl}/didcomm?relay=1` } };
     assert.deepEqual(
-      await didRotationHandler(ctx.services).handle(job as OutboxMessage<RotateJob>, {
-        signal: new AbortController().signal,
-      }),
+      await didRotationHandler({ ...ctx.services, inboundPerMinute: 0 }).handle(
+        job as OutboxMessage<RotateJob>,
+        {
+          signal: new AbortController().signal,
+        },
+      ),
       { ok: true },
     );
     assert.equal((await record(ctx, id)).pendingRotation?.thid, first["@id"]);

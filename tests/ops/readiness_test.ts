@@ -88,3 +88,31 @@ Deno.test("readiness: 503 while draining and when the expected dispatcher loop i
     await ctx.close();
   }
 });
+
+Deno.test("readiness: 503 when a KV read does not answer (a KV Connect server that went away: its client waits and retries instead of failing)", async () => {
+  let away = false;
+  const ctx = await createTestContext({
+    wrapKv: (kv) =>
+      new Proxy(kv, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target);
+          if (prop === "get") {
+            return (...args: unknown[]) => away ? new Promise(() => {}) : value.apply(target, args);
+          }
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }),
+  });
+  try {
+    await expectJson(await ctx.call("GET", "/health/ready"), 200);
+    away = true;
+    const res = await ctx.call("GET", "/health/ready");
+    assert.equal(res.headers.get("retry-after"), "5");
+    const body = await expectJson(res, 503);
+    assert.equal(body.message, "The database is not reachable.");
+    away = false;
+    await expectJson(await ctx.call("GET", "/health/ready"), 200);
+  } finally {
+    await ctx.close();
+  }
+});

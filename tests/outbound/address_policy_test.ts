@@ -125,15 +125,20 @@ Deno.test("registration: refused as URL literals and as names resolving to them;
   }
 });
 
-Deno.test("connect: the safe client refuses literals and resolved names before opening a socket", async () => {
-  for (const [address] of REFUSED) {
-    const safeFetch = createSafeFetch(STRICT, { resolveHost: () => Promise.resolve([address]) });
-    for (const url of [`http://${hostOf(address)}:9/`, "http://hooks.test:9/"]) {
-      await assert.rejects(
-        safeFetch(url, { timeoutMs: 2000 }),
-        (e: unknown) => e instanceof SafeFetchError && e.kind === "blocked_address",
-        url,
-      );
+Deno.test("connect: the safe client refuses literals and resolved names before opening a socket, pinned or not (Deno below 2.7)", async () => {
+  for (const pin of [true, false]) {
+    for (const [address] of REFUSED) {
+      const safeFetch = createSafeFetch(STRICT, {
+        resolveHost: () => Promise.resolve([address]),
+        pin,
+      });
+      for (const url of [`http://${hostOf(address)}:9/`, "http://hooks.test:9/"]) {
+        await assert.rejects(
+          safeFetch(url, { timeoutMs: 2000 }),
+          (e: unknown) => e instanceof SafeFetchError && e.kind === "blocked_address",
+          `${url} pin=${pin}`,
+        );
+      }
     }
   }
 });

@@ -211,6 +211,29 @@ Deno.test("the recheck cron: one process per tick on a shared KV; due statuses a
   }
 });
 
+Deno.test("one cron tick rechecks every due status, a batch at a time (the cron fires 24 times per interval)", async () => {
+  let t = Date.parse("2026-03-01T00:00:30Z");
+  const ctx = await createTestContext({
+    now: () => t,
+    env: { CREDENTIAL_STATUS_RECHECK_SECONDS: "3600" },
+  });
+  const host = listHost();
+  try {
+    const issuer = await testIssuer();
+    const url = host.url("/bsl");
+    host.serveJson("/bsl", await listCredential({ url, issuer, ttl: 1000 }));
+    for (let i = 0; i < 5; i++) {
+      const vc = { issuer: issuer.did, credentialStatus: entry(url, i) } as Json;
+      await storeCredential(ctx, crypto.randomUUID(), { format: "ldp_vc", credential: vc });
+    }
+    t += 3_600_000;
+    assert.equal(await ctx.services.status.cronTick(2), 5, "three batches of at most 2");
+  } finally {
+    await host.close();
+    await ctx.close();
+  }
+});
+
 Deno.test("CREDENTIAL_STATUS_RECHECK_SECONDS=0: the cron rechecks nothing; a credential stored before statuses were kept reads unknown until checked", async () => {
   const ctx = await createTestContext({ env: { CREDENTIAL_STATUS_RECHECK_SECONDS: "0" } });
   try {

@@ -108,12 +108,14 @@ export async function listeningPort(pid: number): Promise<number | undefined> {
  * environment and resolves once `GET /health` answers 2xx; if it does not within `timeoutMs`,
  * kills it and throws with its output. With `PORT` 0 the port the service took is read from its
  * socket table and written into `env.PORT`, so a restart with the same `env` listens there again.
+ * `deno`: another Deno than the tests' own.
  */
 export async function startService(
   env: Record<string, string>,
   timeoutMs = 60_000,
+  deno = Deno.execPath(),
 ): Promise<ServiceProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(deno, {
     args: ["run", "--allow-all", "src/main.ts"],
     cwd: ROOT,
     env,

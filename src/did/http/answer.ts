@@ -289,9 +289,9 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
   }
 
   /**
-   * The request id and log line (unless hosted); a HEAD request gets the headers only. `t0`: when
-   * the work began; `peer`: the answer reports a peer's failure (a network method's): warn, not
-   * error; `id`: one made already.
+   * The request id and access line (unless hosted; the id goes on the answer when asked for or on
+   * an error: a warm 200's header costs 1 µs); a HEAD request gets the headers only. `t0`: when the
+   * work began; `peer`: the answer reports a peer's failure: warn, not error; `id`: one made already.
    */
   function finish(c: Call, res: Response, t0?: number, peer = false, id?: string): Response {
     const req = c.req;
@@ -302,8 +302,9 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
     const given = req.headers.get("x-request-id");
     if (given === null && !logged && id === undefined) return res;
     const requestId = id ?? requestIdFrom(given);
-    res.headers.set("x-request-id", requestId);
-    if (logged) logRequest(requestId, req.method, req.url.slice(c.path), res.status, t0, peer);
+    const shown = given !== null || id !== undefined || res.status >= 400;
+    if (shown) res.headers.set("x-request-id", requestId);
+    if (logged) logRequest(requestId, req.method, c.route, res.status, t0, peer);
     return res;
   }
 
@@ -349,12 +350,15 @@ export function createAnswerDid(deps: AnswerDeps): AnswerDid {
     if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS") return undefined;
     const url = req.url;
     const path = url.indexOf("/", url.indexOf("//") + 2);
-    const c: Call = { req, path, hosted, didStart: -1, doc: undefined };
+    const c: Call = { req, path, hosted, didStart: -1, doc: undefined, route: "/dids/{did}" };
     if (url.startsWith("/dids/", path)) c.didStart = path + 6;
-    else if (url.startsWith("/1.0/identifiers/", path)) c.didStart = path + 17;
-    else if (url.startsWith("/1.0/", path) && documents !== undefined) {
+    else if (url.startsWith("/1.0/identifiers/", path)) {
+      c.didStart = path + 17;
+      c.route = "/1.0/identifiers/{identifier}";
+    } else if (url.startsWith("/1.0/", path) && documents !== undefined) {
       const q = url.indexOf("?", path);
-      c.doc = documents.get(url.slice(path, q < 0 ? undefined : q));
+      c.route = url.slice(path, q < 0 ? undefined : q);
+      c.doc = documents.get(c.route);
       if (c.doc === undefined) return undefined;
     } else return undefined;
     if (method === "OPTIONS") return finish(c, new Response(null, PREFLIGHT));
@@ -391,4 +395,6 @@ interface Call {
   didStart: number;
   /** The document asked for (`/1.0/methods`, …). */
   doc: Uint8Array | undefined;
+  /** The route pattern of the access log (the OpenAPI document's; a document's path is its own). */
+  route: string;
 }
