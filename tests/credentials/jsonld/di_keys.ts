@@ -13,7 +13,9 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { p256, p384 } from "@noble/curves/nist.js";
 import { base58, base64urlnopad } from "@scure/base";
 import { createDocumentLoader } from "../../../src/credentials/jsonld/document_loader.ts";
+import type { StoredContext } from "../../../src/credentials/jsonld/context_store.ts";
 import type { DocumentLoader } from "../../../src/credentials/jsonld/types.ts";
+import { keys } from "../../../src/kv/mod.ts";
 
 type Json = Record<string, unknown>;
 
@@ -194,3 +196,23 @@ export const VECTOR_CONTEXTS: ReadonlyMap<string, Json> = new Map([
     JSON.parse(vectorText("contexts/citizenship-v4rc1.jsonld")),
   ],
 ]);
+
+/** `JSONLD_CONTEXT_ALLOW` for the vectors' two example contexts. */
+export const VECTOR_CONTEXT_ALLOW =
+  "https://www.w3.org/ns/credentials/examples/,https://w3id.org/citizenship/";
+
+/**
+ * Keeps the vectors' example contexts in the service's KV as its context store would have kept
+ * them after fetching them once under {@link VECTOR_CONTEXT_ALLOW} (their hosts are not reachable
+ * from the tests).
+ */
+export async function keepVectorContexts(kv: Deno.Kv): Promise<void> {
+  for (const [url, doc] of VECTOR_CONTEXTS) {
+    const kept: StoredContext = {
+      url,
+      json: JSON.stringify(doc),
+      fetchedAt: new Date().toISOString(),
+    };
+    await kv.set(keys.jsonldContext(url), kept);
+  }
+}
