@@ -36,6 +36,11 @@ export {
 } from "./jsonld/verify.ts";
 export { findFormatAttachment } from "./jsonld_format.ts";
 export { formatAttachment } from "./messages.ts";
-export { signPresentation, type SignPresentationOptions } from "./jsonld/sign_presentation.ts";
-export type { LdProofSuiteName } from "./jsonld/suite.ts";
+export {
+  onPresentationContext,
+  presentationContext,
+  signPresentation,
+  type SignPresentationOptions,
+} from "./jsonld/sign_presentation.ts";
+export { type LdProofSuiteName, presentationSuite, SIGNABLE_PROOF_TYPES } from "./jsonld/suite.ts";
 export type { W3cCredentialRecord } from "./store.ts";

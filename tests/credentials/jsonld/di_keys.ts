@@ -7,6 +7,8 @@
  */
 import * as vc from "@digitalbazaar/vc";
 import { DataIntegrityProof } from "@digitalbazaar/data-integrity";
+import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
+import { Ed25519Signature2020 } from "@digitalbazaar/ed25519-signature-2020";
 import { cryptosuite as eddsa } from "@digitalbazaar/eddsa-rdfc-2022-cryptosuite";
 import { cryptosuite as ecdsa } from "@digitalbazaar/ecdsa-rdfc-2019-cryptosuite";
 import { ed25519 } from "@noble/curves/ed25519.js";
@@ -14,7 +16,7 @@ import { p256, p384 } from "@noble/curves/nist.js";
 import { base58, base64urlnopad } from "@scure/base";
 import { createDocumentLoader } from "../../../src/credentials/jsonld/document_loader.ts";
 import type { StoredContext } from "../../../src/credentials/jsonld/context_store.ts";
-import type { DocumentLoader } from "../../../src/credentials/jsonld/types.ts";
+import type { DocumentLoader, ResolveDid } from "../../../src/credentials/jsonld/types.ts";
 import { keys } from "../../../src/kv/mod.ts";
 
 type Json = Record<string, unknown>;
@@ -215,4 +217,60 @@ export async function keepVectorContexts(kv: Deno.Kv): Promise<void> {
     };
     await kv.set(keys.jsonldContext(url), kept);
   }
+}
+
+/**
+ * How Digital Bazaar's own verifier judges presentation `vp`: `@digitalbazaar/vc` `verify` with
+ * its `DataIntegrityProof` (eddsa-rdfc-2022, ecdsa-rdfc-2019) and Ed25519 2018/2020 suites,
+ * `authentication` over `challenge` and `domain`, every embedded credential verified too. The
+ * holder's did:key (`holder`) is dereferenced here as the did:key method writes it today, a
+ * `Multikey`, independently of the service's loader; other DIDs through `resolveDid`.
+ */
+export async function digitalBazaarVerifies(
+  vp: Json,
+  o: {
+    holder: string;
+    challenge: string;
+    domain?: string;
+    resolveDid: ResolveDid;
+    contexts?: ReadonlyMap<string, object>;
+  },
+): Promise<{ verified: boolean; error?: unknown }> {
+  const fingerprint = o.holder.slice("did:key:".length);
+  const vmId = `${o.holder}#${fingerprint}`;
+  const ours = createDocumentLoader({ resolveDid: o.resolveDid, contexts: o.contexts });
+  const documentLoader: DocumentLoader = (url) => {
+    const doc = (document: Json) =>
+      Promise.resolve({ contextUrl: null, documentUrl: url, document });
+    if (url === vmId) {
+      return doc({
+        "@context": "https://w3id.org/security/multikey/v1",
+        id: vmId,
+        type: "Multikey",
+        controller: o.holder,
+        publicKeyMultibase: fingerprint,
+      });
+    }
+    if (url === o.holder) {
+      return doc({
+        "@context": "https://www.w3.org/ns/did/v1",
+        id: o.holder,
+        authentication: [vmId],
+        assertionMethod: [vmId],
+      });
+    }
+    return ours(url);
+  };
+  return await vc.verify({
+    presentation: vp,
+    challenge: o.challenge,
+    ...(o.domain === undefined ? {} : { domain: o.domain }),
+    suite: [
+      new DataIntegrityProof({ cryptosuite: eddsa }),
+      new DataIntegrityProof({ cryptosuite: ecdsa }),
+      new Ed25519Signature2018(),
+      new Ed25519Signature2020(),
+    ],
+    documentLoader,
+  }) as { verified: boolean; error?: unknown };
 }
