@@ -229,6 +229,7 @@ export async function buildServices(
     dispatcher,
     now,
     status,
+    contexts,
   });
 
   const prover = new ProofProver({
@@ -284,7 +285,7 @@ export async function buildServices(
   dispatcher.register(PROOF_AUTO_ACCEPT_KIND, proofAutoAcceptHandler(prover));
   dispatcher.register(
     DEFERRED_KIND,
-    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, now }),
+    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, contexts, now }),
   );
 
   return {

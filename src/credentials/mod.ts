@@ -43,4 +43,4 @@ export {
   type SignPresentationOptions,
 } from "./jsonld/sign_presentation.ts";
 export { type LdProofSuiteName, presentationSuite, SIGNABLE_PROOF_TYPES } from "./jsonld/suite.ts";
-export type { W3cCredentialRecord } from "./store.ts";
+export { addW3cCredential, newW3cRecord, type W3cCredentialRecord } from "./store.ts";

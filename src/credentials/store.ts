@@ -25,8 +25,9 @@ export interface W3cCredentialRecord {
   updatedAt: string;
   /** The signed credential exactly as received. */
   credential: Record<string, unknown>;
-  /** The exchange that brought it. */
+  /** The exchange that brought it (an Issue Credential exchange, or an OpenID4VCI offer). */
   credentialExchangeId: string;
+  /** Its connection ("" for a credential from an OpenID4VCI offer). */
   connectionId: string;
   _tags: {
     claimFormat: "ldp_vc";
@@ -141,11 +142,14 @@ export function addExchangeUpdate(
   emitChange(op, next.orgId, next.record, entry.value.record.state, now);
 }
 
-/** Builds the stored form of a received credential. */
+/**
+ * Builds the stored form of a received credential. `exchange`: what brought it (an Issue
+ * Credential exchange and its connection; an OpenID4VCI offer, with no connection: "").
+ */
 export function newW3cRecord(input: {
   id: string;
   credential: Record<string, unknown>;
-  exchange: CredentialExchangeRecord;
+  exchange: Pick<CredentialExchangeRecord, "id" | "connectionId">;
   now: number;
 }): W3cCredentialRecord {
   const vc = input.credential;

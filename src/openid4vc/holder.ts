@@ -1,8 +1,8 @@
 /**
  * The OpenID4VCI holder service: receives credential offers, accepts them with the
  * pre-authorized code flow (`@openid4vc/openid4vci`: token, nonce, proofs of possession signed by
- * the org's wallet keys, the credentials), verifies every SD-JWT VC and stores them, or declines
- * them. A deferred issuance leaves the offer `deferred` and is polled to its end (`deferred.ts`).
+ * the org's wallet keys, the credentials), verifies every SD-JWT VC and W3C JSON-LD credential
+ * (`ldp_vc`) and stores them, or declines them. A deferred issuance leaves the offer `deferred` and is polled to its end (`deferred.ts`).
  * Records, stored credentials, the next poll and `credential.state_changed` events commit
  * together.
  *
@@ -16,29 +16,29 @@ import { badRequest, conflict, notFound } from "../errors.ts";
 import { atomicUpdate, keys, type Page, uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
-import type { CredentialStatus, StatusService } from "../status/mod.ts";
+import type { RemoteContexts } from "../credentials/mod.ts";
+import type { StatusService } from "../status/mod.ts";
 import { issuerClient } from "./client.ts";
-import { addPoll, clampInterval, GIVE_UP_MS, vctOf } from "./deferred.ts";
+import { addPoll, clampInterval, GIVE_UP_MS, typesOf, vctOf } from "./deferred.ts";
 import { type Issuance, redeemOffer } from "./issuance.ts";
 import { issuerFailure } from "./issuer_fetch.ts";
 import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
 import { offerWithCode, PRE_AUTHORIZED_GRANT, receiveOffer } from "./offer.ts";
-import { verifyReceipt } from "./receipt.ts";
+import { type Receipt, receiptIds, verifyReceipt } from "./receipt.ts";
 import {
   offerCodeAad,
   type OfferRecord,
   offerRefreshAad,
   type OfferState,
   offerTokenAad,
-  type SdJwtCredentialRecord,
   type SdJwtCredentialView,
   type StoredOffer,
 } from "./record.ts";
 import { CredentialRejected } from "./sd_jwt.ts";
 import {
-  addCredentials,
   addNewOffer,
   addOfferUpdate,
+  addReceipt,
   listCredentials,
   listOffers,
   readCredential,
@@ -55,6 +55,8 @@ export interface Oid4vcHolderDeps {
   dispatcher: Dispatcher;
   /** Credential status: checked before a credential is stored, recorded with it. */
   status: StatusService;
+  /** JSON-LD contexts that are not bundled (`JSONLD_CONTEXT_ALLOW`), for `ldp_vc` credentials. */
+  contexts?: RemoteContexts;
   now: () => number;
 }
 
@@ -126,15 +128,14 @@ export class Oid4vcHolder {
 
   /**
    * Moves an open offer (`entry`, as read) to `change.state` with the credentials it stores (and
-   * their statuses); `also` adds to the same atomic operation what goes with it (the first poll of
-   * a deferred issuance). A lost race reads the offer again: the change is made while it is still
-   * open, else 409 names its state.
+   * their statuses: `receipt`); `also` adds to the same atomic operation what goes with it (the
+   * first poll of a deferred issuance). A lost race reads the offer again: the change is made
+   * while it is still open, else 409 names its state.
    */
   async #commitState(
     entry: Deno.KvEntry<StoredOffer>,
     change: Partial<OfferRecord> & { state: OfferState },
-    credentials: SdJwtCredentialRecord[] = [],
-    statuses = new Map<string, CredentialStatus>(),
+    receipt?: Receipt,
     also?: (op: Deno.AtomicOperation, next: StoredOffer, now: number) => void | Promise<void>,
   ): Promise<OfferRecord> {
     const { orgId, id } = entry.value.record;
@@ -147,7 +148,7 @@ export class Oid4vcHolder {
       };
       await also?.(op, next, now);
       addOfferUpdate(op, cur, next, now);
-      addCredentials(op, this.#d.status, credentials, statuses);
+      if (receipt) addReceipt(op, this.#d.status, receipt);
       return next;
     }, {
       conflict: () =>
@@ -250,15 +251,15 @@ export class Oid4vcHolder {
     stored: StoredOffer,
     issuance: Issuance,
   ): Promise<OfferRecord> {
-    let records: SdJwtCredentialRecord[];
-    let statuses: Map<string, CredentialStatus>;
+    let receipt: Receipt;
     try {
-      ({ records, statuses } = await verifyReceipt(this.#d, {
+      receipt = await verifyReceipt(this.#d, {
         orgId,
         offerId: id,
         credentialIssuer: stored.record.credentialIssuer,
         expectedVct: (c) => vctOf(stored, c),
-      }, issuance.issued));
+        expectedTypes: (c) => typesOf(stored, c),
+      }, issuance.issued);
     } catch (err) {
       if (!(err instanceof CredentialRejected)) throw err;
       return await this.#commitState(await this.#openEntry(orgId, id), {
@@ -267,9 +268,9 @@ export class Oid4vcHolder {
       });
     }
     const entry = await this.#openEntry(orgId, id);
-    const credentialIds = records.map((c) => c.id);
+    const credentialIds = receiptIds(receipt);
     if (issuance.deferred.length === 0) {
-      return await this.#commitState(entry, { state: "done", credentialIds }, records, statuses);
+      return await this.#commitState(entry, { state: "done", credentialIds }, receipt);
     }
     const sealedAccessToken = await this.#d.secrets.seal(
       issuance.accessToken,
@@ -281,8 +282,7 @@ export class Oid4vcHolder {
     return await this.#commitState(
       entry,
       { state: "deferred", credentialIds },
-      records,
-      statuses,
+      receipt,
       (op, next, now) => {
         const intervalS = clampInterval(issuance.intervalS);
         next.metadata = stored.metadata;

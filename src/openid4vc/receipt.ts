@@ -1,20 +1,23 @@
 /**
- * The receipt of issued credentials: every SD-JWT VC of an answer (a batch, or what a deferred
- * request brought) is verified (`sd_jwt.ts`) before any is stored; the first that fails refuses
- * them all ({@link CredentialRejected}: the offer becomes `failed`, nothing stored). The records
- * returned are what the holder then commits with the offer's change in one atomic write.
+ * The receipt of issued credentials: every credential of an answer (a batch, or what a deferred
+ * request brought) is verified before any is stored, an SD-JWT VC by `sd_jwt.ts`, a W3C JSON-LD
+ * credential (`ldp_vc`) by `ldp_receipt.ts`; the first that fails refuses them all
+ * ({@link CredentialRejected}: the offer becomes `failed`, nothing stored). The records returned
+ * are what the holder then commits with the offer's change in one atomic write.
  *
  * This is the one place that judges a received credential: after verification its status
  * (`status/`): a revoked credential is refused, any other is stored with the status found.
  *
  * @module
  */
+import type { RemoteContexts, W3cCredentialRecord } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import { uuidv7 } from "../kv/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { CredentialStatus, StatusService } from "../status/mod.ts";
 import type { IssuedCredential } from "./issuance.ts";
 import { obj } from "./json.ts";
+import { ldpRecord, verifyLdpCredential } from "./ldp_receipt.ts";
 import type { SdJwtCredentialRecord } from "./record.ts";
 import { CredentialRejected, verifySdJwtVc } from "./sd_jwt.ts";
 
@@ -23,22 +26,32 @@ export interface ReceiptDeps {
   resolver: DidResolver;
   safeFetch: SafeFetch;
   status: StatusService;
+  /** JSON-LD contexts that are not bundled (`JSONLD_CONTEXT_ALLOW`), for `ldp_vc` credentials. */
+  contexts?: RemoteContexts;
   now: () => number;
 }
 
 /** Verified credentials, not yet stored, and the status each had on receipt. */
 export interface Receipt {
+  orgId: string;
   records: SdJwtCredentialRecord[];
+  /** W3C JSON-LD credentials (`ldp_vc`), for the org's W3C store. */
+  w3c: W3cCredentialRecord[];
   statuses: Map<string, CredentialStatus>;
 }
 
-/** Which offer the credentials came from, and the `vct` each configuration promised. */
+/** Which offer the credentials came from, and what each configuration promised. */
 export interface ReceiptOf {
   orgId: string;
   offerId: string;
   credentialIssuer: string;
   expectedVct: (configurationId: string) => string | undefined;
+  /** The types an `ldp_vc` configuration offered (`credential_definition.type`). */
+  expectedTypes?: (configurationId: string) => string[] | undefined;
 }
+
+/** The ids of a receipt's credentials, in the order they came. */
+export const receiptIds = (r: Receipt): string[] => [...r.records, ...r.w3c].map((c) => c.id);
 
 /** GET a JSON object (an https issuer's `jwt-vc-issuer` metadata, its JWKS); null for 404. */
 async function getJson(
@@ -80,12 +93,32 @@ export async function verifyReceipt(
   issued: IssuedCredential[],
 ): Promise<Receipt> {
   const out: SdJwtCredentialRecord[] = [];
+  const w3c: W3cCredentialRecord[] = [];
   const statuses = new Map<string, CredentialStatus>();
   for (const [i, c] of issued.entries()) {
     let verified;
     let status: CredentialStatus;
+    const compact = typeof c.credential === "string" ? c.credential : undefined;
     try {
-      verified = await verifySdJwtVc(c.compact, {
+      if (compact === undefined) {
+        const credential = c.credential as Record<string, unknown>;
+        await verifyLdpCredential(
+          deps,
+          credential,
+          c.holder,
+          of.expectedTypes?.(c.configurationId),
+        );
+        status = await deps.status.statusOf({ format: "ldp_vc", credential });
+        if (status.state === "revoked") {
+          throw new CredentialRejected("it is revoked by its issuer (status list)");
+        }
+        const now = deps.now();
+        const record = ldpRecord(uuidv7(now), credential, of.offerId, now);
+        statuses.set(record.id, status);
+        w3c.push(record);
+        continue;
+      }
+      verified = await verifySdJwtVc(compact, {
         resolveDid: async (did) => {
           const r = await deps.resolver.resolve(did);
           return r.didDocument as Record<string, unknown> | null ??
@@ -98,7 +131,7 @@ export async function verifyReceipt(
         holderJwk: c.holder.publicJwk,
       });
       // Status before it is stored: a revoked credential is refused, an unknown one kept.
-      status = await deps.status.statusOf({ format: "dc+sd-jwt", compact: c.compact });
+      status = await deps.status.statusOf({ format: "dc+sd-jwt", compact });
       if (status.state === "revoked") {
         throw new CredentialRejected("it is revoked by its issuer (status list)");
       }
@@ -119,9 +152,9 @@ export async function verifyReceipt(
       vct: verified.vct,
       issuer: verified.issuer,
       claims: verified.claims,
-      compact: c.compact,
+      compact,
       createdAt: new Date(now).toISOString(),
     });
   }
-  return { records: out, statuses };
+  return { orgId: of.orgId, records: out, w3c, statuses };
 }

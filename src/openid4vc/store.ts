@@ -9,9 +9,11 @@
  *
  * @module
  */
+import { addW3cCredential } from "../credentials/mod.ts";
 import { keys, listPage, listRecords, type Page } from "../kv/mod.ts";
 import { type CredentialStatus, type StatusService, withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
+import type { Receipt } from "./receipt.ts";
 import type {
   OfferRecord,
   OfferState,
@@ -109,6 +111,27 @@ export function addCredentials(
         orgId: c.orgId,
         id: c.id,
         subject: { format: "dc+sd-jwt", compact: c.compact },
+        status: s,
+      });
+    }
+  }
+}
+
+/**
+ * Adds every credential of a receipt to `op` with its status: SD-JWT VCs to this store, W3C
+ * JSON-LD credentials (`ldp_vc`) to the org's W3C store (`credentials/`), where the credentials
+ * from DIDComm are.
+ */
+export function addReceipt(op: Deno.AtomicOperation, status: StatusService, r: Receipt): void {
+  addCredentials(op, status, r.records, r.statuses);
+  for (const c of r.w3c) {
+    addW3cCredential(op, r.orgId, c);
+    const s = r.statuses.get(c.id);
+    if (s) {
+      status.record(op, {
+        orgId: r.orgId,
+        id: c.id,
+        subject: { format: "ldp_vc", credential: c.credential },
         status: s,
       });
     }

@@ -132,7 +132,8 @@ export function issuerAt(
 
 /**
  * `credential` signed by `issuer` with Digital Bazaar's `DataIntegrityProof` and the issuer's
- * cryptosuite (`@digitalbazaar/vc` `issue`, proof purpose `assertionMethod`).
+ * cryptosuite (`@digitalbazaar/vc` `issue`, proof purpose `assertionMethod`); the default loader
+ * has the bundled contexts and the vectors' example contexts.
  */
 export async function signDataIntegrity(
   credential: Json,
@@ -147,7 +148,7 @@ export async function signDataIntegrity(
   return await vc.issue({
     credential: structuredClone(credential),
     suite,
-    documentLoader: opts.documentLoader ?? createDocumentLoader(),
+    documentLoader: opts.documentLoader ?? createDocumentLoader({ contexts: VECTOR_CONTEXTS }),
   }) as Json;
 }
 
