@@ -11,7 +11,7 @@
  */
 import { addW3cCredential } from "../credentials/mod.ts";
 import { keys, listPage, listRecords, type Page } from "../kv/mod.ts";
-import { type CredentialStatus, type StatusService, withStatuses } from "../status/mod.ts";
+import { type StatusService, type StatusSubject, withStatuses } from "../status/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type { Receipt } from "./receipt.ts";
 import type {
@@ -96,45 +96,24 @@ export function addCredential(op: Deno.AtomicOperation, c: SdJwtCredentialRecord
   }
 }
 
-/** Adds stored credentials to `op`, each with its status when it has one (kept by `status/`). */
-export function addCredentials(
-  op: Deno.AtomicOperation,
-  status: StatusService,
-  credentials: SdJwtCredentialRecord[],
-  statuses: Map<string, CredentialStatus>,
-): void {
-  for (const c of credentials) {
-    addCredential(op, c);
-    const s = statuses.get(c.id);
-    if (s) {
-      status.record(op, {
-        orgId: c.orgId,
-        id: c.id,
-        subject: { format: "dc+sd-jwt", compact: c.compact },
-        status: s,
-      });
-    }
-  }
-}
-
 /**
- * Adds every credential of a receipt to `op` with its status: SD-JWT VCs to this store, W3C
- * JSON-LD credentials (`ldp_vc`) to the org's W3C store (`credentials/`), where the credentials
- * from DIDComm are.
+ * Adds every credential of a receipt to `op`, each with its status when it has one (kept by
+ * `status/`): SD-JWT VCs to this store, W3C JSON-LD credentials (`ldp_vc`) to the org's W3C store
+ * (`credentials/`), where the credentials from DIDComm are.
  */
 export function addReceipt(op: Deno.AtomicOperation, status: StatusService, r: Receipt): void {
-  addCredentials(op, status, r.records, r.statuses);
+  const stored: Array<[string, StatusSubject]> = [];
+  for (const c of r.records) {
+    addCredential(op, c);
+    stored.push([c.id, { format: "dc+sd-jwt", compact: c.compact }]);
+  }
   for (const c of r.w3c) {
     addW3cCredential(op, r.orgId, c);
-    const s = r.statuses.get(c.id);
-    if (s) {
-      status.record(op, {
-        orgId: r.orgId,
-        id: c.id,
-        subject: { format: "ldp_vc", credential: c.credential },
-        status: s,
-      });
-    }
+    stored.push([c.id, { format: "ldp_vc", credential: c.credential }]);
+  }
+  for (const [id, subject] of stored) {
+    const s = r.statuses.get(id);
+    if (s) status.record(op, { orgId: r.orgId, id, subject, status: s });
   }
 }
 
