@@ -1,14 +1,14 @@
 /**
  * The composition: `buildServices` makes every long-lived object of the service exactly once
  * (resolver, token verifier, service signer, API key index, wallet, agents, webhooks, DIDComm with
- * its handler registry, credential holder, proof prover, dispatcher) and hands each to the objects
- * that use it as an argument. Setup (the signing key, outbox handlers, message handlers) runs here, before the
- * app is built. `main.ts`, the tasks and every test build through this one function; tests pass
- * overrides (clock, outbound client, KV, dispatcher timing, a fake DIDComm layer).
+ * its handler registry, the stored credentials, the protocols, the dispatcher) and hands each to
+ * the objects that use it as an argument. Then it wires what arrives to what handles it, in one
+ * list each: received DIDComm message types to their handlers, outbox kinds to theirs. It holds
+ * no feature rule. `main.ts`, the tasks and every test build through this one function; tests
+ * pass overrides (clock, outbound client, KV, dispatcher timing, a fake DIDComm layer).
  *
  * @module
  */
-import * as jose from "jose";
 import {
   AgentDirectory,
   AgentService,
@@ -21,40 +21,45 @@ import {
   Wallet,
   walletKeyResealable,
 } from "./agents/mod.ts";
-import { type Config, ConfigError } from "./config.ts";
+import { type Config, ConfigError } from "./config/mod.ts";
+import {
+  ContextStore,
+  CredentialStore,
+  ldVerifier,
+  type PresentationCheck,
+  resolveDidWith,
+} from "./credentials/mod.ts";
+import { type Resealable, SecretBox } from "./crypto/mod.ts";
+import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
+import {
+  DidcommService,
+  type ExchangeDidcomm,
+  handshakeHandlers,
+  type MessageHandlerTable,
+  observingHandlers,
+  queueDidRotation,
+  rotatingHandlers,
+  trustPingHandlers,
+} from "./didcomm/mod.ts";
+import { type TokenVerifier, userTokenVerifier } from "./http/mod.ts";
 import {
   AUTO_ACCEPT_KIND,
   autoAcceptHandler,
-  ContextStore,
   CredentialHolder,
-  type HolderDidcomm,
-  type LdDidDocument,
-  registerHolderHandlers,
-  verifyCredential,
-} from "./credentials/mod.ts";
-import { type Resealable, resealAll, SecretBox } from "./crypto/mod.ts";
-import { createDidResolver, type DidResolver, type DidResolverOptions } from "./did/mod.ts";
-import { DidcommService, queueDidRotation } from "./didcomm/mod.ts";
-import { createTokenVerifier, staticKeyGetter, type TokenVerifier } from "./http/mod.ts";
+  holderHandlers,
+} from "./issue_credential/mod.ts";
 import { withBusyRetry } from "./kv/mod.ts";
-import { log } from "./log.ts";
+import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vci/mod.ts";
+import { Oid4vpHolder, trustAnchorsFrom } from "./openid4vp/mod.ts";
+import { createSafeFetch, type HostLookup, type SafeFetch } from "./outbound/mod.ts";
+import { Dispatcher, type DispatcherOptions, type OutboxHandler } from "./outbox/mod.ts";
 import {
-  checkOutboundUrl,
-  createSafeFetch,
-  type HostLookup,
-  type SafeFetch,
-} from "./outbound/mod.ts";
-import { Dispatcher, type DispatcherOptions } from "./outbox/mod.ts";
-import { DEFERRED_KIND, deferredHandler, offerResealable, Oid4vcHolder } from "./openid4vc/mod.ts";
-import { credentialSource, Oid4vpHolder, TrustAnchors } from "./openid4vp/mod.ts";
-import { StatusChecker, StatusService } from "./status/mod.ts";
-import {
-  type CredentialStatusCheck,
   PROOF_AUTO_ACCEPT_KIND,
   proofAutoAcceptHandler,
   ProofProver,
-  registerProverHandlers,
-} from "./proofs/mod.ts";
+  proverHandlers,
+} from "./present_proof/mod.ts";
+import { StatusChecker, StatusService } from "./status/mod.ts";
 import {
   createWebhookHandler,
   WEBHOOK_KIND,
@@ -84,6 +89,8 @@ export interface Services {
   openid4vp: Oid4vpHolder;
   /** Credential status: checks, the kept statuses, the recheck cron's body. */
   status: StatusService;
+  /** The org's stored credentials, whatever brought them. */
+  credentials: CredentialStore;
   prover: ProofProver;
 }
 
@@ -106,13 +113,13 @@ export interface BuildOptions {
   webhookDelivery?: WebhookHandlerOptions;
   /** The identity provider's JWKS fetch timeout (ms); default 5000. */
   jwksTimeoutMs?: number;
-  /** The DIDComm layer the credential holder queues its messages with (a fake in unit tests). */
-  holderDidcomm?: HolderDidcomm;
+  /** The DIDComm layer the two DIDComm protocols queue their messages with (a fake in tests). */
+  holderDidcomm?: ExchangeDidcomm;
   /** The status check of stored credentials before a presentation (tests of revoked ones). */
-  credentialStatus?: CredentialStatusCheck;
+  credentialStatus?: PresentationCheck;
 }
 
-/** Builds every service from the configuration and the open KV database, then runs their setup. */
+/** Builds every service from the configuration and the open KV database, then wires them. */
 export async function buildServices(
   config: Config,
   database: Deno.Kv,
@@ -122,22 +129,11 @@ export async function buildServices(
   // Several processes may share the database: every call survives a busy SQLite file.
   const kv = withBusyRetry(database);
   const now = options.now ?? Date.now;
+  const { outbound } = config;
+  const { resolveHost } = options;
   const secrets = new SecretBox(config.secretsKey, config.previousSecretsKeys);
-  const safeFetch = options.safeFetch ??
-    createSafeFetch(config.outbound, { resolveHost: options.resolveHost });
-  const verifier = createTokenVerifier({
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-    algorithms: config.auth.algorithms,
-    key: config.auth.jwksUrl
-      ? jose.createRemoteJWKSet(new URL(config.auth.jwksUrl), {
-        timeoutDuration: options.jwksTimeoutMs ?? 5000,
-        cooldownDuration: 30_000,
-        cacheMaxAge: 10 * 60_000,
-      })
-      : staticKeyGetter(config.auth.publicKey!),
-    kind: "user",
-  }, { now });
+  const safeFetch = options.safeFetch ?? createSafeFetch(outbound, { resolveHost });
+  const verifier = userTokenVerifier(config.auth, { now, jwksTimeoutMs: options.jwksTimeoutMs });
   const dispatcher = new Dispatcher(kv, {
     leaseMs: config.outboxLeaseSeconds * 1000,
     // An outbox message's `leaseOwner` names the process that holds it.
@@ -147,10 +143,9 @@ export async function buildServices(
   });
   // Hosts the operator configured (the DID plug-ins' chain RPC URLs): the same client, without
   // the private-address policy (CONTRACT "DID method plug-ins").
-  const operatorFetch = createSafeFetch(
-    { allowPrivate: true, requireHttps: false },
-    { resolveHost: options.resolveHost },
-  );
+  const operatorFetch = createSafeFetch({ allowPrivate: true, requireHttps: false }, {
+    resolveHost,
+  });
   const resolver = createDidResolver(
     { config, kv, safeFetch, operatorFetch, now },
     options.didResolver,
@@ -160,15 +155,8 @@ export async function buildServices(
   const apiKeys = new ApiKeyIndex({ kv, secrets, secretsKey: config.secretsKey, now });
 
   const directory = new AgentDirectory(kv);
-  const didcomm = new DidcommService({
-    kv,
-    wallet,
-    agents: directory,
-    resolver,
-    dispatcher,
-    safeFetch,
-    now,
-  });
+  const didcommDeps = { kv, wallet, agents: directory, resolver, dispatcher, safeFetch, now };
+  const didcomm = new DidcommService(didcommDeps);
   // Agents change DIDComm state: a new endpoint rotates the org's connection DIDs, and an agent
   // with connections is not removed without force. DIDComm lends both as arguments.
   const agents = new AgentService({
@@ -178,22 +166,15 @@ export async function buildServices(
     signer,
     dispatcher,
     now,
-    outbound: config.outbound,
-    resolveHost: options.resolveHost,
+    outbound,
+    resolveHost,
     onEndpointChange: queueDidRotation,
-    hasConnections: (orgId) => didcomm.hasConnections(orgId),
+    connections: didcomm,
   });
-  const webhooks = new WebhookService({
-    kv,
-    secrets,
-    outbound: config.outbound,
-    resolveHost: options.resolveHost,
-    dispatcher,
-    now,
-  });
+  const webhooks = new WebhookService({ kv, secrets, outbound, resolveHost, dispatcher, now });
+
   const contexts = new ContextStore({ kv, safeFetch, allow: config.jsonldContextAllow, now });
-  const resolveDid = async (did: string) =>
-    ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null;
+  const resolveDid = resolveDidWith(resolver);
   const status = new StatusService({
     kv,
     dispatcher,
@@ -205,48 +186,49 @@ export async function buildServices(
       resolver,
       now,
       defaultTtlMs: config.didCacheTtlSeconds * 1000,
-      verifyLd: (credential) =>
-        verifyCredential(credential, { resolveDid, contexts, now: new Date(now()) }),
+      verifyLd: ldVerifier({ resolveDid, contexts, now }),
     }),
   });
+  const credentials = new CredentialStore({
+    kv,
+    status,
+    presentationCheck: options.credentialStatus,
+  });
+
+  const exchangeDidcomm = options.holderDidcomm ?? didcomm;
   const holder = new CredentialHolder({
     kv,
     dispatcher,
     now,
     agents: directory,
-    didcomm: options.holderDidcomm ?? didcomm,
+    didcomm: exchangeDidcomm,
     resolveDid,
     contexts,
     status,
+    credentials,
   });
-
-  const openid4vc = new Oid4vcHolder({
-    kv,
-    secrets,
-    safeFetch,
-    wallet,
-    resolver,
-    dispatcher,
-    now,
-    status,
-    contexts,
-  });
-
   const prover = new ProofProver({
     kv,
     dispatcher,
     now,
     agents: directory,
     wallet,
-    didcomm: options.holderDidcomm ?? didcomm,
-    credentials: holder,
+    didcomm: exchangeDidcomm,
+    credentials,
     contexts,
-    credentialStatus: options.credentialStatus ?? (async (orgId, record) => {
-      const subject = { format: "ldp_vc", credential: record.credential } as const;
-      return (await status.beforePresentation(orgId, record.id, subject)).state;
-    }),
   });
-
+  const openid4vcDeps = {
+    kv,
+    secrets,
+    safeFetch,
+    resolver,
+    dispatcher,
+    status,
+    credentials,
+    contexts,
+    now,
+  };
+  const openid4vc = new Oid4vcHolder({ ...openid4vcDeps, wallet });
   const openid4vp = new Oid4vpHolder({
     kv,
     wallet,
@@ -254,39 +236,35 @@ export async function buildServices(
     safeFetch,
     dispatcher,
     now,
-    credentials: credentialSource({
-      sdJwt: (orgId, q) => openid4vc.credentials(orgId, q),
-      w3c: (orgId, q) => holder.listW3c(orgId, q),
-    }, contexts),
+    credentials,
     contexts,
-    checkUrl: (url) => checkOutboundUrl(url, config.outbound, options.resolveHost),
-    anchors: await loadTrustAnchors(config),
-    // Checked before a credential is offered and before it is presented.
-    checkStatus: (orgId, c) =>
-      status.beforePresentation(
-        orgId,
-        c.id,
-        c.format === "ldp_vc"
-          ? { format: "ldp_vc", credential: c.claims }
-          : { format: "dc+sd-jwt", compact: c.compact! },
-      ),
+    outbound,
+    resolveHost,
+    anchors: await trustAnchorsFrom(config.oid4vpX509TrustAnchors),
   });
 
-  registerHolderHandlers(didcomm.handlers, holder, kv);
-  registerProverHandlers(didcomm.handlers, prover, kv);
-  for (const [kind, handler] of Object.entries(didcomm.outboxHandlers())) {
+  // Received DIDComm messages, by type: the layer's own and each protocol's.
+  const messageHandlers: MessageHandlerTable = {
+    ...handshakeHandlers(didcommDeps),
+    ...rotatingHandlers(),
+    ...observingHandlers(resolver),
+    ...trustPingHandlers(),
+    ...holderHandlers(holder),
+    ...proverHandlers(prover),
+  };
+  didcomm.handlers.registerAll(messageHandlers);
+
+  // Outbox messages, by kind.
+  const outboxHandlers: Record<string, OutboxHandler<never>> = {
+    ...didcomm.outboxHandlers(),
+    [WEBHOOK_KIND]: createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),
+    [AUTO_ACCEPT_KIND]: autoAcceptHandler(holder),
+    [PROOF_AUTO_ACCEPT_KIND]: proofAutoAcceptHandler(prover),
+    [DEFERRED_KIND]: deferredHandler(openid4vcDeps),
+  };
+  for (const [kind, handler] of Object.entries(outboxHandlers)) {
     dispatcher.register(kind, handler);
   }
-  dispatcher.register(
-    WEBHOOK_KIND,
-    createWebhookHandler({ kv, secrets, safeFetch, now }, options.webhookDelivery),
-  );
-  dispatcher.register(AUTO_ACCEPT_KIND, autoAcceptHandler(holder));
-  dispatcher.register(PROOF_AUTO_ACCEPT_KIND, proofAutoAcceptHandler(prover));
-  dispatcher.register(
-    DEFERRED_KIND,
-    deferredHandler({ kv, secrets, safeFetch, resolver, dispatcher, status, contexts, now }),
-  );
 
   return {
     config,
@@ -306,39 +284,12 @@ export async function buildServices(
     openid4vc,
     openid4vp,
     status,
+    credentials,
     prover,
   };
 }
 
-/** `OID4VP_X509_TRUST_ANCHORS` read (a PEM bundle, or a file holding one) and parsed. */
-async function loadTrustAnchors(config: Config): Promise<TrustAnchors | undefined> {
-  const setting = config.oid4vpX509TrustAnchors;
-  if (!setting) return undefined;
-  let pem: string;
-  if ("pem" in setting) pem = setting.pem;
-  else {
-    try {
-      pem = await Deno.readTextFile(setting.path);
-    } catch (err) {
-      throw new ConfigError(
-        `OID4VP_X509_TRUST_ANCHORS names the file "${setting.path}", which cannot be read (${
-          (err as Error).message
-        }); give a PEM bundle of CA certificates or the path of one.`,
-      );
-    }
-  }
-  try {
-    return await TrustAnchors.fromPem(pem);
-  } catch (err) {
-    throw new ConfigError(
-      `OID4VP_X509_TRUST_ANCHORS is not a usable PEM bundle of CA certificates: ${
-        (err as Error).message
-      }.`,
-    );
-  }
-}
-
-/** Every kind of value sealed with SECRETS_KEY, for a key rotation. */
+/** Every kind of value sealed with SECRETS_KEY, for a key rotation (`rotateSecrets`). */
 // deno-lint-ignore no-explicit-any
 export const resealables: Resealable<any>[] = [
   signingKeyResealable,
@@ -348,28 +299,3 @@ export const resealables: Resealable<any>[] = [
   webhookSecretsResealable,
   offerResealable,
 ];
-
-/**
- * Seals every sealed value in KV again under the current SECRETS_KEY and logs what it did.
- * True when every value opened (then SECRETS_KEY_PREVIOUS can be removed).
- */
-export async function rotateSecrets(kv: Deno.Kv, box: SecretBox): Promise<boolean> {
-  const reports = await resealAll(kv, box, resealables);
-  for (const r of reports) {
-    log(r.failed.length ? "error" : "info", "re-sealed under the current SECRETS_KEY", {
-      values: r.name,
-      checked: r.checked,
-      resealed: r.resealed,
-      unreadable: r.failed.length,
-      ...(r.failed.length ? { unreadableKeys: r.failed.slice(0, 20) } : {}),
-    });
-  }
-  const ok = reports.every((r) => r.failed.length === 0);
-  log(
-    ok ? "info" : "error",
-    ok
-      ? "every sealed value is under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can be removed"
-      : "some sealed values open with no configured key; keep SECRETS_KEY_PREVIOUS and check them",
-  );
-  return ok;
-}

@@ -3,18 +3,18 @@
  * version, registers the outbox and status recheck crons at the top level (where Deno Deploy
  * finds crons), reads the
  * environment (through `parseConfig` only), opens KV, and serves at once; the rest of the service
- * (`start_app.ts`: services, app, dispatcher) is loaded with a dynamic `import()` after the server
+ * (`boot/start_app.ts`: services, app, dispatcher) is loaded with a dynamic `import()` after the server
  * listens, so a fresh instance answers its first request early. Until the app is loaded, the early
  * lane (`did/lite.ts`) answers plain public Ed25519 did:key resolutions exactly as the app would,
  * and every other request waits for the app. SIGTERM/SIGINT drain it within 5 s (CONTRACT
  * "Operations"): readiness answers 503, the dispatcher stops claiming, in-flight requests and
  * delivery attempts finish or give their leases back, then exit.
  */
-import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { type Config, ConfigError, parseConfig } from "./config/mod.ts";
 import { createEarlyLane } from "./did/lite.ts";
-import { log, setLogLevel } from "./log.ts";
-import { runtimeProblem } from "./runtime.ts";
-import type { StartedApp } from "./start_app.ts";
+import { log, setLogLevel } from "./base/mod.ts";
+import { runtimeProblem } from "./boot/lite.ts";
+import type { StartedApp } from "./boot/mod.ts";
 
 /** How long readiness answers 503 with the listener still open, before it closes. */
 const READINESS_GRACE_MS = 1_000;
@@ -69,7 +69,7 @@ async function run(): Promise<Running> {
   let port = config.port;
   const ready = Promise.withResolvers<StartedApp>();
   const load = (): Promise<StartedApp> => {
-    loading ??= import("./start_app.ts")
+    loading ??= import("./boot/mod.ts")
       .then(({ startApp }) => startApp(config, { kv, draining: () => draining, port: () => port }))
       .then((app) => (loaded = app), fail);
     ready.resolve(loading);

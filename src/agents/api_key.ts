@@ -11,7 +11,7 @@
  * @module
  */
 import type { Resealable, SecretBox } from "../crypto/mod.ts";
-import { AppError } from "../errors.ts";
+import { AppError } from "../base/mod.ts";
 import { atomicUpdate, keys } from "../kv/mod.ts";
 
 const te = new TextEncoder();

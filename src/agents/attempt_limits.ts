@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../base/mod.ts";
 import { atomicUpdate, keys } from "../kv/mod.ts";
 
 /** `max` attempts per `windowMs` (fixed windows). */

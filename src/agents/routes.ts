@@ -7,7 +7,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../base/mod.ts";
 import {
   assertOrgId,
   clientAddress,

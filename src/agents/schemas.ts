@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { REQUIRE_HTTPS_HINT } from "../outbound/mod.ts";
 import { API_KEY_MAX, API_KEY_MIN } from "./api_key.ts";
 import { AUTO_ACCEPT_POLICIES, PROOF_AUTO_ACCEPT_POLICIES } from "./record.ts";
-import { clip } from "../errors.ts";
+import { clip } from "../base/mod.ts";
 
 /** `agentEndpoint`: absolute http(s) URL, ≤ 2048 characters, no user info, https when required. */
 export function endpointSchema(requireHttps: boolean) {

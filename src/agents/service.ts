@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { hashSecret, verifySecret } from "../crypto/mod.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { hashSecret, verifySecret, verkeyToBytes } from "../crypto/mod.ts";
+import { badRequest, conflict, log, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, uuidv7 } from "../kv/mod.ts";
-import { log } from "../log.ts";
 import {
   checkOutboundUrl,
   type HostLookup,
@@ -16,7 +15,6 @@ import {
   SafeFetchError,
 } from "../outbound/mod.ts";
 import { emit } from "../webhooks/mod.ts";
-import { verkeyToBytes } from "../crypto/mod.ts";
 import { API_KEY_MAX, API_KEY_MIN, type ApiKeyIndex, wrongApiKey } from "./api_key.ts";
 import { ADDRESS_LIMIT, ORG_LIMIT, takeAttempt } from "./attempt_limits.ts";
 import { createAgentPeerDid } from "./peer_did.ts";
@@ -72,8 +70,8 @@ export interface AgentServiceDeps {
     endpoint: string,
     now: number,
   ) => void;
-  /** True while the org has DIDComm connections (removal then needs `force`). */
-  hasConnections?: (orgId: string) => Promise<boolean>;
+  /** The org's DIDComm connections: while it has any, removal needs `force`. */
+  connections?: { hasConnections(orgId: string): Promise<boolean> };
 }
 
 const ALREADY =
@@ -213,7 +211,7 @@ export class AgentService {
     const { kv } = this.#d;
     const gone = () => notFound(`Organization "${orgId}" has no agent configured.`);
     if (!(await readAgent(kv, orgId)).value) throw gone();
-    if (!opts.force && await this.#d.hasConnections?.(orgId)) {
+    if (!opts.force && await this.#d.connections?.hasConnections(orgId)) {
       throw conflict(
         `Organization "${orgId}" has connections; remove them first or use ?force=true.`,
       );

@@ -9,9 +9,9 @@
  * @module
  */
 import * as jose from "jose";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/mod.ts";
 import type { Resealable, SecretBox } from "../crypto/mod.ts";
-import { unauthorized } from "../errors.ts";
+import { unauthorized } from "../base/mod.ts";
 import type { TokenVerifier } from "../http/mod.ts";
 import { keys } from "../kv/mod.ts";
 import { readAgent } from "./record.ts";

@@ -16,6 +16,7 @@ import {
   type Resealable,
   type SecretBox,
 } from "../crypto/mod.ts";
+import { conflict } from "../base/mod.ts";
 import { keys, timeId } from "../kv/mod.ts";
 import { openP256Key, type P256Key, readP256Key } from "./p256_key.ts";
 import { type AgentRecord, type AutoAcceptPolicy, readAgent } from "./record.ts";
@@ -187,6 +188,20 @@ export class Wallet {
       agentEndpoint: r.agentEndpoint,
       autoAcceptCredentials: r.autoAcceptCredentials,
     };
+  }
+
+  /**
+   * The org's agent identity; 409 when the org has none, saying to configure one and why it is
+   * needed (`needs`: what its wallet holds, e.g. "the keys that sign presentations").
+   */
+  async requireIdentity(orgId: string, needs: string): Promise<OrgWallet> {
+    const agent = await this.identity(orgId);
+    if (!agent) {
+      throw conflict(
+        `Organization "${orgId}" has no configured agent; configure one first (POST /orgs/${orgId}/agents/configure): its wallet holds ${needs}.`,
+      );
+    }
+    return agent;
   }
 
   /**

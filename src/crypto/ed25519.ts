@@ -11,7 +11,7 @@
 import { ed25519ToMontgomery } from "./lite.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 
 /** Thrown for a key string or key bytes that are not a valid Ed25519 key in the expected form. */
 export class KeyFormatError extends Error {

@@ -13,7 +13,7 @@ export {
   verifySecret,
 } from "./secret_box.ts";
 export { decodeEd25519, type Ed25519Decoded, ed25519ToMontgomery, isEd25519Point } from "./lite.ts";
-export { type Resealable, resealAll, type ResealReport } from "./rotation.ts";
+export { type Resealable, resealAll, type ResealReport, rotateSecrets } from "./rotation.ts";
 export {
   bytesToVerkey,
   didKeyToVerkey,

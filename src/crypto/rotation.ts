@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { log } from "../base/mod.ts";
 import { atomicUpdate } from "../kv/mod.ts";
 import type { SecretBox } from "./secret_box.ts";
 
@@ -68,4 +69,34 @@ export async function resealAll(
     reports.push(report);
   }
   return reports;
+}
+
+/**
+ * Seals every value of `items` in KV again under the current SECRETS_KEY and logs what it did.
+ * True when every value opened (then SECRETS_KEY_PREVIOUS can be removed).
+ */
+export async function rotateSecrets(
+  kv: Deno.Kv,
+  box: SecretBox,
+  // deno-lint-ignore no-explicit-any
+  items: Resealable<any>[],
+): Promise<boolean> {
+  const reports = await resealAll(kv, box, items);
+  for (const r of reports) {
+    log(r.failed.length ? "error" : "info", "re-sealed under the current SECRETS_KEY", {
+      values: r.name,
+      checked: r.checked,
+      resealed: r.resealed,
+      unreadable: r.failed.length,
+      ...(r.failed.length ? { unreadableKeys: r.failed.slice(0, 20) } : {}),
+    });
+  }
+  const ok = reports.every((r) => r.failed.length === 0);
+  log(
+    ok ? "info" : "error",
+    ok
+      ? "every sealed value is under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can be removed"
+      : "some sealed values open with no configured key; keep SECRETS_KEY_PREVIOUS and check them",
+  );
+  return ok;
 }

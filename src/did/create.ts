@@ -5,19 +5,19 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/mod.ts";
 import { createSafeFetch, type SafeFetch } from "../outbound/mod.ts";
-import { type CachingResolver, createCachingResolver, kvCacheStore } from "./cache.ts";
+import { type CachingResolver, createCachingResolver, kvCacheStore } from "./cache/cache.ts";
 import { jwkMethod } from "./methods/jwk.ts";
 import { keyMethod } from "./methods/key.ts";
-import { driverMethods } from "./methods/driver.ts";
+import { driverMethods } from "./plugins/driver.ts";
 import { createPeerMethod } from "./methods/peer.ts";
 import { createPlcMethod } from "./methods/plc.ts";
-import { pluginDrivers } from "./methods/plugins.ts";
+import { pluginDrivers } from "./plugins/plugins.ts";
 import { createUniversalResolver } from "./methods/universal.ts";
 import { createWebMethod } from "./methods/web.ts";
 import { createWebvhMethod } from "./methods/webvh.ts";
-import { KvPeerLongFormStore } from "./peer_long_form_kv.ts";
+import { KvPeerLongFormStore } from "./methods/peer/long_form_kv.ts";
 import { createRegistry, type DidRegistry } from "./resolver.ts";
 import type { DidDocument, DidMethod } from "./types.ts";
 
@@ -76,7 +76,7 @@ export interface DidResolver extends CachingResolver {
 /**
  * Builds a resolver: did:key, did:jwk, did:peer (0, 2, 4; long forms remembered in KV), did:web
  * and did:webvh (https unless `OUTBOUND_REQUIRE_HTTPS=false`), did:plc (from the verified log of
- * `DID_PLC_DIRECTORY_URL`), the plug-in drivers of `methods/plugins.ts` (did:pkh; did:ethr and
+ * `DID_PLC_DIRECTORY_URL`), the plug-in drivers of `plugins/plugins.ts` (did:pkh; did:ethr and
  * did:polygon when configured), and the universal resolver for other methods when
  * `UNIVERSAL_RESOLVER_URL` is set.
  */

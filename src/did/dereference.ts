@@ -7,7 +7,7 @@
  * @module
  */
 import type { DidDocument, DidResolutionResult, ParsedDid } from "./types.ts";
-import { clip } from "../errors.ts";
+import { clip } from "../base/mod.ts";
 
 /** Error keywords of dereferencing (CONTRACT); their HTTP status is the HTTP layer's. */
 export const DEREF_ERRORS = [

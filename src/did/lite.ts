@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type AnswerDid, createAnswerDid } from "./answer.ts";
+import { type AnswerDid, createAnswerDid } from "./http/answer.ts";
 import { ed25519DidKeyResult } from "./methods/key_ed25519.ts";
 import type { Resolution } from "./types.ts";
 

@@ -16,9 +16,9 @@ export {
   type DidResolverDeps,
   type DidResolverOptions,
 } from "./create.ts";
-export { didRoutes, type DidRoutesDeps } from "./routes.ts";
-export type { AnswerDid } from "./answer.ts";
-export type { ResolveOptions } from "./cache.ts";
+export { didRoutes, type DidRoutesDeps, resolverInfo } from "./http/routes.ts";
+export type { AnswerDid } from "./http/answer.ts";
+export type { ResolveOptions } from "./cache/cache.ts";
 export {
   type DidDocument,
   type DidDocumentMetadata,
@@ -33,6 +33,6 @@ export {
   type VerificationMethod,
 } from "./types.ts";
 export { parseDid, parseDidWithReason } from "./syntax.ts";
-export { type DidCommService, didCommServices } from "./didcomm_services.ts";
+export { type DidCommService, didCommServices } from "./keys/didcomm_services.ts";
 export { createPeerDid2 } from "./methods/peer.ts";
-export { keyFromVerificationMethod, publicKeyToJwk } from "./key_material.ts";
+export { keyFromVerificationMethod, publicKeyToJwk } from "./keys/key_material.ts";

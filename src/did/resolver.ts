@@ -1,7 +1,7 @@
 /**
  * The method registry: a Map from method name to `DidMethod`, an optional fallback for every other
  * method (the universal resolver), and the uncached resolve entry point. Caching lives in
- * `cache.ts`, which wraps this.
+ * `cache/cache.ts`, which wraps this.
  */
 import type { FallbackResolver } from "./methods/universal.ts";
 import { parseDidWithReason } from "./syntax.ts";
@@ -13,7 +13,7 @@ import {
   resolutionError,
   type ResolveContext,
 } from "./types.ts";
-import { clip } from "../errors.ts";
+import { clip } from "../base/mod.ts";
 
 /** A DID routed to the code that resolves it. */
 export interface RoutedDid {

@@ -156,7 +156,7 @@ export type Freshness =
 
 /**
  * What the resolver answers: a result, how long it stays fresh, and where it came from. No HTTP:
- * status codes and bytes are the HTTP layer's (`answer.ts`). Shared by every caller: never change
+ * status codes and bytes are the HTTP layer's (`http/answer.ts`). Shared by every caller: never change
  * its `result` (the `resolve` entry point of the resolver hands out a frozen one).
  */
 export interface Resolution {

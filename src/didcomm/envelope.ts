@@ -20,6 +20,7 @@ import {
   verkeyToX25519,
 } from "../crypto/mod.ts";
 import { getSodium } from "./sodium.ts";
+import { isObject } from "../base/mod.ts";
 
 /** RFC 0019 JWE (flattened, recipients inside the protected header). */
 export interface JweEnvelope {
@@ -205,9 +206,6 @@ export async function packMessage(message: object, opts: PackOptions): Promise<J
   );
   return { protected: protectedB64, iv: b64u(iv), ciphertext: b64u(ciphertext), tag: b64u(mac) };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Parses the outer JSON (object, JSON text or UTF-8 bytes) and checks sizes and types. */
 function parseOuter(envelope: unknown, maxCt: number, maxRecipients: number): JweEnvelope {

@@ -54,6 +54,12 @@ export interface MessageHandlerOptions {
   acceptBeforeCompleted?: boolean;
 }
 
+/** Handlers by message type, as a protocol offers them; the composition registers them all. */
+export type MessageHandlerTable = Record<
+  string,
+  MessageHandler | { handler: MessageHandler; options: MessageHandlerOptions }
+>;
+
 /** A registered handler with its options filled in. */
 export interface RegisteredHandler {
   handler: MessageHandler;
@@ -84,6 +90,14 @@ export class MessageHandlers {
         acceptBeforeCompleted: options.acceptBeforeCompleted ?? false,
       },
     });
+  }
+
+  /** Registers every handler of `table` (see {@link register}). */
+  registerAll(table: MessageHandlerTable): void {
+    for (const [type, h] of Object.entries(table)) {
+      if (typeof h === "function") this.register(type, h);
+      else this.register(type, h.handler, h.options);
+    }
   }
 
   /** The registered handler of a message type, if any. */

@@ -10,9 +10,8 @@
  * @module
  */
 import type { Wallet, WalletKey } from "../agents/mod.ts";
-import { ConflictError } from "../errors.ts";
+import { ConflictError, KV_VALUE_LIMIT, log } from "../base/mod.ts";
 import { atomicUpdate, keys } from "../kv/mod.ts";
-import { log } from "../log.ts";
 import { enqueue, type HandlerResult, type OutboxHandler } from "../outbox/mod.ts";
 import { countDidcommMessage, inSpan } from "../telemetry/mod.ts";
 import { EnvelopeError, type UnpackedMessage, unpackMessage } from "./envelope.ts";
@@ -32,8 +31,8 @@ import { queueMessageOn } from "./outbound.ts";
 export const INBOUND_KIND = "didcomm_inbound";
 /** Largest envelope body accepted by `POST /didcomm` (bytes); larger is 400. */
 export const MAX_ENVELOPE_BYTES = 96 * 1024;
-/** Largest decrypted message (bytes of JSON) accepted; it is stored in one KV value. */
-export const MAX_INBOUND_MESSAGE_BYTES = 56 * 1024;
+/** Largest decrypted message (bytes of JSON) accepted: one KV value, with room for its marker. */
+export const MAX_INBOUND_MESSAGE_BYTES = KV_VALUE_LIMIT - 8 * 1024;
 /** How long a message `@id` is remembered. */
 export const SEEN_TTL_MS = 30 * 24 * 3_600_000;
 /** Retries of processing that failed for a transient reason (KV contention or outage). */

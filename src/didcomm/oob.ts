@@ -6,7 +6,7 @@
  * @module
  */
 import { base64urlnopad } from "@scure/base";
-import { AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest, isObject } from "../base/mod.ts";
 import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbound/mod.ts";
 import type { DidCommTarget } from "./connections/record.ts";
 import { type HandshakeProtocol, normalizeType, parseMessageType, Protocols } from "./messages.ts";
@@ -124,9 +124,6 @@ export async function invitationFromLink(
   if (!isObject(json)) throw shortLink("The short invitation link did not answer a JSON object.");
   return json;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 function invalid(message: string, path = "invitation"): never {
   throw badRequest(message, [{ path, message }]);

@@ -22,6 +22,7 @@ import { packMessage } from "./envelope.ts";
 import { wrapForRouting } from "./forward.ts";
 import { type DidCommMessage, isDidCommMessage, threadIdOf } from "./messages.ts";
 import type { ConnectionRecord, DidCommTarget } from "./connections/record.ts";
+import { KV_VALUE_LIMIT } from "../base/mod.ts";
 
 /** Outbox kind of outbound DIDComm messages. */
 export const DIDCOMM_KIND = "didcomm";
@@ -38,8 +39,8 @@ export const DIDCOMM_SCHEDULE: readonly number[] = [
   10 * 3_600_000,
 ];
 
-/** Largest plaintext message queued (bytes of JSON); KV values are limited to 64 KiB. */
-export const MAX_OUTBOUND_MESSAGE_BYTES = 56 * 1024;
+/** Largest plaintext message queued (bytes of JSON): one KV value, with room for its target. */
+export const MAX_OUTBOUND_MESSAGE_BYTES = KV_VALUE_LIMIT - 8 * 1024;
 
 /** Content type of RFC 0019 envelopes (what Credo accepts). */
 export const ENVELOPE_CONTENT_TYPE = "application/didcomm-envelope-enc";

@@ -13,7 +13,7 @@ import {
   parseDidWithReason,
 } from "../did/mod.ts";
 import type { DidCommTarget } from "./connections/record.ts";
-import { clip } from "../errors.ts";
+import { clip } from "../base/mod.ts";
 
 /** DID methods DIDComm peers may use here: resolved locally, without the network. */
 const METHODS = new Set(["peer", "key"]);

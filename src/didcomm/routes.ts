@@ -9,7 +9,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { AppError, badRequest } from "../errors.ts";
+import { AppError, badRequest } from "../base/mod.ts";
 import { createRouter, errorResponses, OrgParams, orgRecordRoutes } from "../http/mod.ts";
 import { CONNECTION_STATES } from "./connections/record.ts";
 import { EnvelopeError } from "./envelope.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AppError, conflict, notFound } from "../errors.ts";
+import { AppError, conflict, notFound } from "../base/mod.ts";
 import { keys, listPage, type Page } from "../kv/mod.ts";
 import type { OutboxHandler } from "../outbox/mod.ts";
 import {
@@ -14,15 +14,10 @@ import {
   type ConnectionView,
   connectionView,
   getConnection,
+  getConnectionEntry,
 } from "./connections/record.ts";
-import { receiveInvitation, registerHandshakeHandlers } from "./connections/invitation.ts";
-import {
-  didRotationHandler,
-  hangUp,
-  registerRotatingHandlers,
-  ROTATE_KIND,
-} from "./connections/rotate_ours.ts";
-import { registerObservingHandlers } from "./connections/rotate_theirs.ts";
+import { receiveInvitation } from "./connections/invitation.ts";
+import { didRotationHandler, hangUp, ROTATE_KIND } from "./connections/rotate_ours.ts";
 import type { DidcommDeps } from "./deps.ts";
 import { MessageHandlers } from "./handlers.ts";
 import { INBOUND_KIND, inboundProcessingHandler, receiveEnvelope } from "./inbound.ts";
@@ -33,20 +28,18 @@ import {
   type QueueMessageInput,
   queueMessageOn,
 } from "./outbound.ts";
-import { registerTrustPingHandlers } from "./trust_ping.ts";
 
 /** The holder-side DIDComm agent of every configured org. */
 export class DidcommService {
-  /** The message handlers by type; the credential exchange registers its own here. */
+  /**
+   * The message handlers by type, the layer's own and every protocol's: the composition
+   * registers them all here (`compose.ts`, one list).
+   */
   readonly handlers: MessageHandlers = new MessageHandlers();
   readonly #d: DidcommDeps;
 
   constructor(deps: DidcommDeps) {
     this.#d = deps;
-    registerHandshakeHandlers(this.handlers, deps);
-    registerRotatingHandlers(this.handlers);
-    registerObservingHandlers(this.handlers, deps.resolver);
-    registerTrustPingHandlers(this.handlers);
   }
 
   /** The outbox handlers of the layer by kind: delivery, inbound processing, DID rotation. */
@@ -115,11 +108,15 @@ export class DidcommService {
   /**
    * Adds `message` for the connection to `op` (the caller's atomic operation): delivered at least
    * once after `op` commits, never if it does not. 404 unknown connection, 409 not completed.
-   * Wake the dispatcher after the commit.
+   * The connection is checked in `op` as it was read: should it change before the commit (a hang
+   * up, a rotation of its keys), the commit fails and the caller's retry reads it again. Wake the
+   * dispatcher after the commit.
    */
   async queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void> {
-    const connection = await getConnection(this.#d.kv, input.orgId, input.connectionId);
+    const entry = await getConnectionEntry(this.#d.kv, input.orgId, input.connectionId);
+    const connection = entry.value;
     if (!connection) throw notFound(`Connection "${input.connectionId}" does not exist.`);
+    op.check(entry);
     if (input.requireCompleted !== false && connection.state !== "completed") {
       throw conflict(
         `Connection "${connection.id}" is ${connection.state}; messages need a completed connection.`,
@@ -130,29 +127,5 @@ export class DidcommService {
     } catch (err) {
       throw new AppError("bad_request", 400, (err as Error).message);
     }
-  }
-}
-
-/**
- * Queues a message on the connection an exchange record uses, inside `op`, through `didcomm`
- * (the service or a stand-in). `record` names the record (`Proof exchange "…"`): when the
- * connection no longer exists the record still does, so that is a 409 naming both, not a 404.
- */
-export async function queueOnRecordConnection(
-  didcomm: { queueMessage(op: Deno.AtomicOperation, input: QueueMessageInput): Promise<void> },
-  op: Deno.AtomicOperation,
-  record: string,
-  input: QueueMessageInput,
-): Promise<void> {
-  try {
-    await didcomm.queueMessage(op, input);
-  } catch (err: unknown) {
-    if (err instanceof AppError && err.status === 404) {
-      throw conflict(
-        `${record} uses connection "${input.connectionId}", which no longer exists; no message ` +
-          "can be sent on it.",
-      );
-    }
-    throw err;
   }
 }

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { log } from "../log.ts";
-import type { InboundContext, MessageHandlers } from "./handlers.ts";
+import { log } from "../base/mod.ts";
+import type { InboundContext, MessageHandlerTable } from "./handlers.ts";
 import { MessageTypes, newMessageId, threadIdOf } from "./messages.ts";
 import { queueMessageOn } from "./outbound.ts";
 
@@ -29,9 +29,11 @@ function noted(ctx: InboundContext): void {
   });
 }
 
-/** Registers the trust ping handlers (and the generic ack). */
-export function registerTrustPingHandlers(handlers: MessageHandlers): void {
-  handlers.register(MessageTypes.trustPing, handleTrustPing);
-  handlers.register(MessageTypes.trustPingResponse, noted);
-  handlers.register(MessageTypes.ack, noted);
+/** The trust ping handlers (and the generic ack). */
+export function trustPingHandlers(): MessageHandlerTable {
+  return {
+    [MessageTypes.trustPing]: handleTrustPing,
+    [MessageTypes.trustPingResponse]: noted,
+    [MessageTypes.ack]: noted,
+  };
 }

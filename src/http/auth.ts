@@ -1,7 +1,6 @@
 import * as jose from "jose";
 import { createPublicKey } from "node:crypto";
-import { AppError, unauthorized } from "../errors.ts";
-import { Lru } from "../lru.ts";
+import { AppError, isObject, Lru, unauthorized } from "../base/mod.ts";
 
 /** The verified caller: subject, org roles (Keycloak `resource_access`), and where the token came from. */
 export interface Principal {
@@ -35,7 +34,7 @@ export interface TrustedIssuer {
   stillValid?: (p: Principal) => Promise<void>;
 }
 
-/** Verifies bearer tokens (read from the request by `src/bearer.ts`). */
+/** Verifies bearer tokens (read from the request by `bearer.ts`). */
 export interface TokenVerifier {
   /** Returns the principal or throws AppError 401 (bad token) / 503 (keys unreachable). */
   verify(token: string): Promise<Principal>;
@@ -71,8 +70,8 @@ export function staticKeyGetter(publicKey: string): jose.JWTVerifyGetKey {
 export function rolesFromClaims(payload: jose.JWTPayload): Record<string, string[]> {
   const ra = payload.resource_access;
   const orgs: Record<string, string[]> = {};
-  if (ra && typeof ra === "object" && !Array.isArray(ra)) {
-    for (const [org, v] of Object.entries(ra as Record<string, unknown>)) {
+  if (isObject(ra)) {
+    for (const [org, v] of Object.entries(ra)) {
       const roles = (v as { roles?: unknown })?.roles;
       if (Array.isArray(roles)) orgs[org] = roles.filter((r): r is string => typeof r === "string");
     }
@@ -192,4 +191,38 @@ function mapJoseError(err: unknown): AppError {
 export function hasOrgRole(p: Principal, orgId: string, roles: readonly string[]): boolean {
   const mine = Object.hasOwn(p.orgs, orgId) ? p.orgs[orgId]! : [];
   return mine.some((r) => roles.includes(r));
+}
+
+/** The identity provider's settings (`config.auth`). */
+export interface IdentityProvider {
+  issuer: string;
+  audience: string[];
+  algorithms: string[];
+  /** `AUTH_JWKS_URL`: the provider's keys, fetched and cached. */
+  jwksUrl?: string;
+  /** `AUTH_PUBLIC_KEY`: its one key (PEM or JWK), when there is no JWKS URL. */
+  publicKey?: string;
+}
+
+/**
+ * The verifier of the identity provider's user tokens: its keys from the JWKS URL (fetched with
+ * `jwksTimeoutMs`, cached 10 min, refetched at most every 30 s) or its one configured key.
+ */
+export function userTokenVerifier(
+  idp: IdentityProvider,
+  opts: { now?: () => number; jwksTimeoutMs?: number } = {},
+): TokenVerifier {
+  return createTokenVerifier({
+    issuer: idp.issuer,
+    audience: idp.audience,
+    algorithms: idp.algorithms,
+    key: idp.jwksUrl
+      ? jose.createRemoteJWKSet(new URL(idp.jwksUrl), {
+        timeoutDuration: opts.jwksTimeoutMs ?? 5000,
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+      })
+      : staticKeyGetter(idp.publicKey!),
+    kind: "user",
+  }, { now: opts.now });
 }

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { createRequire } from "node:module";
 import type { AppEnv } from "./env.ts";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 
 const require = createRequire(import.meta.url);
 const ASSETS: Record<string, string> = {

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { STATUS_CODES } from "node:http";
-import { AppError } from "../errors.ts";
-import { log } from "../log.ts";
+import { AppError, log } from "../base/mod.ts";
 import type { AppEnv } from "./env.ts";
 import { peerStatusLevel } from "./lite.ts";
 

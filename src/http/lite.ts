@@ -1,12 +1,12 @@
 /**
  * The light entry of `http/`: request ids and request log lines, the rules every answer follows,
  * whoever writes it (the app's middleware, the DID routes' pipeline). Plain functions over
- * `log.ts`, free of the router, jose and zod (`mod.ts`), so that code loaded before the app (the
+ * `base/`, free of the router, jose and zod (`mod.ts`), so that code loaded before the app (the
  * DID early lane) may use them.
  *
  * @module
  */
-import { log, logEnabled, type LogLevel } from "../log.ts";
+import { log, logEnabled, type LogLevel } from "../base/mod.ts";
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

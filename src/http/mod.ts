@@ -4,17 +4,19 @@
  *
  * @module
  */
-export { authenticate, bearerToken, peekPrincipal, requireBearer } from "../bearer.ts";
+export { authenticate, bearerToken, peekPrincipal, requireBearer } from "./bearer.ts";
 export {
   ADMIN_ROLES,
   createTokenVerifier,
   hasOrgRole,
+  type IdentityProvider,
   MEMBER_ROLES,
   type Principal,
   rolesFromClaims,
   staticKeyGetter,
   type TokenVerifier,
   type TrustedIssuer,
+  userTokenVerifier,
 } from "./auth.ts";
 export {
   assertOrgId,
@@ -30,7 +32,16 @@ export {
   visibleToMember,
 } from "./org.ts";
 export { appErrorResponse, errorBody, errorResponse, onError, reason } from "./errors.ts";
-export { errorResponses, ErrorSchema, jsonContent, RecordIdParam, uuidSchema } from "./openapi.ts";
+export {
+  errorResponses,
+  ErrorSchema,
+  jsonContent,
+  RecordIdParam,
+  serveOpenApi,
+  uuidSchema,
+} from "./openapi.ts";
+export { noRoute, wrongMethod } from "./no_route.ts";
+export { requestMiddleware } from "./request_middleware.ts";
 export { createRouter, zodDetails, zodMessage } from "./router.ts";
 export { pageOf, PageQuery, parseLimit, stateListQuery } from "./pagination.ts";
 export type { JsonResponse, OperationDoc } from "./route_doc.ts";
@@ -46,4 +57,4 @@ export { logRequest, requestIdFrom, requestLevel } from "./lite.ts";
 export type { AppEnv } from "./env.ts";
 export { docsRoutes } from "./docs.ts";
 export { corsFor } from "./cors.ts";
-export { coreRoutes } from "./core_routes.ts";
+export { coreRoutes, type CoreRoutesDeps } from "./core_routes.ts";

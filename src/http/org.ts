@@ -10,8 +10,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { authenticate } from "../bearer.ts";
-import { badRequest, clip, forbidden, notFound } from "../errors.ts";
+import { authenticate } from "./bearer.ts";
+import { badRequest, clip, forbidden, notFound } from "../base/mod.ts";
 import {
   ADMIN_ROLES,
   hasOrgRole,

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../base/mod.ts";
 
 /** Parses `?limit=` (default 50, max 200) with a 400 on nonsense. */
 export function parseLimit(raw: string | undefined): number {

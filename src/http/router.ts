@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { z } from "zod";
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../base/mod.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Turns zod issues into the envelope's `details`. */

@@ -7,50 +7,8 @@
  * Time lives in values (`cachedAt`, `expiresAt`, `nextAttemptAt`); `expireIn` is only garbage
  * collection.
  *
- * | key | value |
- * | --- | --- |
- * | `["health", "probe"]` | read by readiness (never written) |
- * | `["service", "signing_key"]` | the service's own JWT signing key (sealed JWK) |
- * | `["service", "api_key_pepper"]` | the key of agent API key lookup ids (sealed) |
- * | `["outbox", id]` | `OutboxMessage`: kind, payload, status, attempts, lease |
- * | `["outbox_due", atMs, id]` | pointer: message `id` is due (or its lease ends) at `atMs` |
- * | `["outbox_attempt", id, n]` | `OutboxAttempt` n of message `id` |
- * | `["outbox_by_org", orgId, kind, id]` | pointer for per-org listing (delivery log) |
- * | `["agent", orgId]` | the org's `AgentRecord` (API key only as a salted hash) |
- * | `["agent_key", orgId, keyId]` | an org wallet key: private key sealed with SECRETS_KEY |
- * | `["agent_by_verkey", verkey]` | pointer `{orgId, keyId}` from a base58 Ed25519 verkey |
- * | `["agent_p256_key", orgId, agentId]` | the agent's P-256 key (ES256 proofs): private scalar sealed |
- * | `["agent_token_attempts", orgId, window]` | `POST /agent/token` attempts for the org in a window (count) |
- * | `["token_attempts_by_address", address, window]` | token attempts from a client address (count) |
- * | `["agent_by_api_key", lookup, orgId]` | pointer: keyed HMAC of an agent API key → orgId |
- * | `["webhook", orgId]` | the org's `WebhookEndpoint` (secrets sealed) |
- * | `["did_cache", did]` | cached network resolution: result, `cachedAt`, `expiresAt`; for a version, `did` is the DID URL with its version parameters (`did:ethr:…?versionId=9`) |
- * | `["did_peer_long", shortDid]` | long form of a did:peer:4 seen before |
- * | `["connection", orgId, id]` | DIDComm connection record |
- * | `["connection_by_thread", orgId, threadId]` | pointer to a connection id |
- * | `["connection_by_key", orgId, verkey]` | pointer: our key used for a connection → id |
- * | `["connection_by_invitation", orgId, invitationId]` | pointer: received invitation `@id` → id |
- * | `["didcomm_seen", orgId, messageId]` | inbound message `@id` already processed |
- * | `["credential", orgId, id]` | credential exchange record |
- * | `["credential_detail", orgId, id, "offer" \| "request"]` | its offer / request attachment |
- * | `["credential_by_id", id]` | pointer `orgId` of an exchange record |
- * | `["credential_by_thread", orgId, threadId]` | pointer to an exchange record id |
- * | `["w3c_credential", orgId, id]` | a stored W3C verifiable credential |
- * | `["proof", orgId, id]` | proof exchange record (Present Proof 2.0, prover) |
- * | `["proof_request", orgId, id]` | its DIF PE request attachment (definition, challenge, domain) |
- * | `["proof_by_id", id]` | pointer `orgId` of a proof exchange record |
- * | `["proof_by_thread", orgId, threadId]` | pointer to a proof exchange record id |
- * | `["oid4vc_offer", orgId, id]` | OpenID4VCI offer record (pre-authorized code, deferred access token sealed) |
- * | `["oid4vc_accepting", orgId, id]` | lease of an accept in progress (60 s) |
- * | `["sd_jwt_credential", orgId, id]` | a stored SD-JWT VC: head and part count |
- * | `["sd_jwt_credential_part", orgId, id, i]` | part `i` of its `{claims, compact}` JSON |
- * | `["oid4vp_request", orgId, id]` | OpenID4VP presentation request record and what answering needs |
- * | `["oid4vp_answering", orgId, id]` | lease of an accept or decline in progress (60 s) |
- * | `["jsonld_context", url]` | a JSON-LD context fetched once from a `JSONLD_CONTEXT_ALLOW` prefix |
- * | `["credential_status", orgId, id]` | a stored credential's status: what to check, the last answer |
- * | `["credential_status_due", atMs, orgId, id]` | pointer: that status is due for a recheck at `atMs` |
- * | `["status_list", url]` | a verified status list (credential or `statuslist+jwt`), until its `ttl`/`exp` |
- * | `["status_recheck_tick", tickMs]` | the recheck cron tick at `tickMs`, taken by one process |
+ * What each key holds: the table in `README.md` beside this file (`tests/kv/keyspace_test.ts` checks
+ * that it names exactly the keys built here).
  */
 export const keys = {
   healthProbe: () => ["health", "probe"] as const,

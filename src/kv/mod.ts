@@ -8,6 +8,7 @@
 export { keys } from "./keys.ts";
 export { type BusyRetryOptions, withBusyRetry } from "./busy_retry.ts";
 export { timeId, uuidv7 } from "./ids.ts";
+export { type LeaseOptions, withLease } from "./lease.ts";
 export {
   atomicUpdate,
   type AtomicUpdateOptions,

@@ -1,4 +1,4 @@
-import { badRequest, ConflictError } from "../errors.ts";
+import { badRequest, ConflictError } from "../base/mod.ts";
 
 /** A page of a list: newest first. */
 export interface Page<T> {

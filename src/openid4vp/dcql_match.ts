@@ -9,8 +9,10 @@
  *
  * @module
  */
+import { type DocumentLoader, ldpTypes, type StoredCredential } from "../credentials/mod.ts";
 import type { Oid4vpLibs } from "./libs.ts";
 import type { ClaimPath, QueryMatch, QueryMatches } from "./record.ts";
+import { isObject } from "../base/mod.ts";
 
 /** A stored credential as DCQL sees it. */
 export interface Candidate {
@@ -23,6 +25,39 @@ export interface Candidate {
   types?: string[];
   /** SD-JWT VC: every claim (plain and disclosable); JSON-LD: the whole credential. */
   claims: Record<string, unknown>;
+  /** SD-JWT VC: the SD-JWT as received. */
+  compact?: string;
+}
+
+/**
+ * The org's presentable credentials as DCQL candidates: a JSON-LD credential answers `type_values`
+ * with its types as written and expanded over `loader`'s contexts (`ldpTypes`).
+ */
+export async function candidatesOf(
+  orgId: string,
+  stored: StoredCredential[],
+  loader: DocumentLoader,
+): Promise<Candidate[]> {
+  return await Promise.all(stored.map(async (c): Promise<Candidate> => {
+    const { record } = c;
+    if (c.format === "dc+sd-jwt") {
+      return {
+        id: record.id,
+        format: c.format,
+        createdAt: record.createdAt,
+        vct: c.record.vct,
+        claims: c.record.claims,
+        compact: c.record.compact,
+      };
+    }
+    return {
+      id: record.id,
+      format: c.format,
+      createdAt: record.createdAt,
+      types: await ldpTypes(`${orgId}/${record.id}`, c.record.credential, loader),
+      claims: c.record.credential,
+    };
+  }));
 }
 
 type Json = Record<string, unknown>;
@@ -30,8 +65,6 @@ type ClaimQuery = { id?: string; path: (string | number | null)[]; values?: unkn
 type CredentialQuery = { id: string; format: string; claims?: ClaimQuery[] };
 type ParsedQuery = { credentials: CredentialQuery[]; credential_sets?: CredentialSet[] };
 type CredentialSet = { options: string[][]; required?: boolean };
-
-const isObj = (v: unknown): v is Json => !!v && typeof v === "object" && !Array.isArray(v);
 
 /** Concrete paths of `value` under a DCQL path (`null` = every array element). */
 function expand(
@@ -53,7 +86,7 @@ function expand(
       ? expand(value[head], rest, values, [...at, head])
       : [];
   }
-  return isObj(value) && head in value ? expand(value[head], rest, values, [...at, head]) : [];
+  return isObject(value) && head in value ? expand(value[head], rest, values, [...at, head]) : [];
 }
 
 /** Every leaf path under `value` (JSON-LD: what presenting the credential shows). */
@@ -61,7 +94,7 @@ function leafPaths(value: unknown, at: ClaimPath): ClaimPath[] {
   if (Array.isArray(value)) {
     return value.length === 0 ? [at] : value.flatMap((v, i) => leafPaths(v, [...at, i]));
   }
-  if (isObj(value)) {
+  if (isObject(value)) {
     const keys = Object.keys(value);
     return keys.length === 0 ? [at] : keys.flatMap((k) => leafPaths(value[k], [...at, k]));
   }

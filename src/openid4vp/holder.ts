@@ -1,29 +1,36 @@
 /**
  * The OpenID4VP holder service: receives presentation requests (checked by
  * `authorization_request.ts`, evaluated against the org's credentials by `dcql_match.ts`),
- * answers them with exactly the requested claims (`sd_jwt_present.ts`, `ldp_present.ts`,
+ * answers them with exactly the requested claims (`credentials/`'s presentations,
  * `response.ts`), or declines them. Each record change commits with its
  * `presentation.state_changed` event.
  *
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import type { RemoteContexts } from "../credentials/mod.ts";
+import {
+  createDocumentLoader,
+  type CredentialStore,
+  type DocumentLoader,
+  type RemoteContexts,
+} from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
-import { type Page, uuidv7 } from "../kv/mod.ts";
-import type { SafeFetch } from "../outbound/mod.ts";
+import { badRequest, conflict, notFound, wrongState } from "../base/mod.ts";
+import { keys, type Page, uuidv7, withLease } from "../kv/mod.ts";
+import {
+  checkOutboundUrl,
+  type HostLookup,
+  type OutboundPolicy,
+  type SafeFetch,
+} from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
 import { readAuthorizationRequest } from "./authorization_request.ts";
-import { type CredentialSource, type PresentableCredential, usable } from "./credential_source.ts";
-import { chooseCredentials, matchQuery } from "./dcql_match.ts";
+import { candidatesOf, chooseCredentials, matchQuery } from "./dcql_match.ts";
 import { openid4vpLibs } from "./libs.ts";
-import { buildVpToken, type StatusCheck } from "./presentation.ts";
+import { buildVpToken } from "./presentation.ts";
 import type {
   PresentationRequestRecord,
   PresentationState,
-  QueryMatch,
-  QueryMatches,
   StoredPresentationRequest,
 } from "./record.ts";
 import { SKEW_S } from "./request_signature.ts";
@@ -33,7 +40,6 @@ import {
   listRequests,
   MAX_STORED_BYTES,
   readRequest,
-  takeAnsweringLease,
   updateRequest,
 } from "./store.ts";
 import { describeAnswer, VerifierHttp, VerifierUnreachable } from "./verifier_http.ts";
@@ -47,22 +53,20 @@ export interface Oid4vpHolderDeps {
   safeFetch: SafeFetch;
   dispatcher: Dispatcher;
   now: () => number;
-  /** The org's stored credentials. */
-  credentials: CredentialSource;
-  /** Refuses a URL the outbound policy does not allow. */
-  checkUrl: (url: string) => Promise<unknown>;
+  /**
+   * The org's stored credentials: those a presentation may use (checked now: revoked and suspended
+   * ones are neither offered nor presented).
+   */
+  credentials: Pick<CredentialStore, "presentable">;
+  /** The outbound policy a verifier's `response_uri` must pass. */
+  outbound: OutboundPolicy;
+  /** How a `response_uri`'s host is resolved for that check (default: the system's DNS). */
+  resolveHost?: HostLookup;
   /** JSON-LD contexts kept under `JSONLD_CONTEXT_ALLOW` (presentations of credentials on them). */
   contexts?: RemoteContexts;
   /** `OID4VP_X509_TRUST_ANCHORS`, parsed; undefined: x509_san_dns requests are refused. */
   anchors?: TrustAnchors;
-  /**
-   * A credential's status now, before it is offered (receive) and before it is presented
-   * (accept); without it only the recorded status counts (see {@link StatusCheck}).
-   */
-  checkStatus?: StatusCheck;
 }
-
-export type { StatusCheck };
 
 const LEASE_MS = 60_000;
 
@@ -70,18 +74,18 @@ const LEASE_MS = 60_000;
 export class Oid4vpHolder {
   readonly #d: Oid4vpHolderDeps;
   readonly #http: VerifierHttp;
+  /** Reads the contexts of JSON-LD credentials (their types answer `type_values`). */
+  readonly #loader: DocumentLoader;
 
   constructor(deps: Oid4vpHolderDeps) {
     this.#d = deps;
     this.#http = new VerifierHttp(deps.safeFetch);
+    this.#loader = createDocumentLoader({ remote: deps.contexts });
   }
 
+  /** 409 unless the org has an agent: its wallet holds the keys that sign presentations. */
   async #requireAgent(orgId: string): Promise<void> {
-    if (!(await this.#d.wallet.identity(orgId))) {
-      throw conflict(
-        `Organization "${orgId}" has no configured agent; configure one first (POST /orgs/${orgId}/agents/configure): its wallet holds the keys that sign presentations.`,
-      );
-    }
+    await this.#d.wallet.requireIdentity(orgId, "the keys that sign presentations");
   }
 
   /** Reads and checks a request, evaluates its query, stores a `request-received` record. */
@@ -92,7 +96,7 @@ export class Oid4vpHolder {
       resolver: this.#d.resolver,
       anchors: this.#d.anchors,
       now: this.#d.now,
-      checkUrl: this.#d.checkUrl,
+      checkUrl: (url) => checkOutboundUrl(url, this.#d.outbound, this.#d.resolveHost),
     });
     const { queries } = await this.#evaluate(orgId, req.dcqlQuery);
     const now = this.#d.now();
@@ -141,13 +145,17 @@ export class Oid4vpHolder {
     return entry;
   }
 
-  static #mustBeOpen(entry: Deno.KvEntry<StoredPresentationRequest>): void {
-    const { id, state } = entry.value.record;
+  /** The request, still `request-received` (another request may have changed it meanwhile). */
+  async #openEntry(
+    orgId: string,
+    id: string,
+  ): Promise<Deno.KvEntry<StoredPresentationRequest>> {
+    const entry = await this.#entry(orgId, id);
+    const { state } = entry.value.record;
     if (state !== "request-received") {
-      throw conflict(
-        `Presentation request "${id}" is in state "${state}"; it must be "request-received".`,
-      );
+      throw wrongState("Presentation request", id, state, "request-received");
     }
+    return entry;
   }
 
   /** Runs `answer` holding the request's answering lease (409 while another answer holds it). */
@@ -156,18 +164,18 @@ export class Oid4vpHolder {
     id: string,
     answer: (entry: Deno.KvEntry<StoredPresentationRequest>) => Promise<T>,
   ): Promise<T> {
-    Oid4vpHolder.#mustBeOpen(await this.#entry(orgId, id));
-    const release = await takeAnsweringLease(this.#d.kv, orgId, id, this.#d.now(), LEASE_MS);
-    if (!release) {
-      throw conflict(`Presentation request "${id}" is being answered by another request.`);
-    }
-    try {
-      const entry = await this.#entry(orgId, id);
-      Oid4vpHolder.#mustBeOpen(entry);
-      return await answer(entry);
-    } finally {
-      await release();
-    }
+    await this.#openEntry(orgId, id);
+    const lease = {
+      ms: LEASE_MS,
+      now: this.#d.now,
+      busy: () => conflict(`Presentation request "${id}" is being answered by another request.`),
+    };
+    return await withLease(
+      this.#d.kv,
+      keys.oid4vpAnswering(orgId, id),
+      lease,
+      async () => await answer(await this.#openEntry(orgId, id)),
+    );
   }
 
   async #commit(
@@ -264,45 +272,13 @@ export class Oid4vpHolder {
 
   /**
    * A DCQL query evaluated against the org's credentials as they are now (on receipt, and again on
-   * accept): the libraries, the credentials, and each credential query's matches.
+   * accept): the libraries, the presentable credentials, and each credential query's matches.
    */
   async #evaluate(orgId: string, dcqlQuery: Record<string, unknown>) {
     const libs = await openid4vpLibs();
-    const credentials = await this.#d.credentials(orgId);
-    const queries = await this.#withoutRevoked(
-      orgId,
-      matchQuery(libs, dcqlQuery, credentials),
-      credentials,
-    );
-    return { libs, credentials, queries };
-  }
-
-  /**
-   * The queries with every match whose status, checked now, is `revoked` or `suspended` removed
-   * (one check per credential).
-   */
-  async #withoutRevoked(
-    orgId: string,
-    queries: QueryMatches[],
-    credentials: PresentableCredential[],
-  ): Promise<QueryMatches[]> {
-    const check = this.#d.checkStatus;
-    if (!check) return queries;
-    const verdicts = new Map<string, Promise<boolean>>();
-    const ok = (m: QueryMatch) => {
-      const key = `${m.format}/${m.credentialId}`;
-      let v = verdicts.get(key);
-      if (!v) {
-        const c = credentials.find((x) => x.id === m.credentialId && x.format === m.format)!;
-        v = check(orgId, c).then(usable);
-        verdicts.set(key, v);
-      }
-      return v;
-    };
-    return await Promise.all(queries.map(async (q) => {
-      const keep = await Promise.all(q.matches.map(ok));
-      return { ...q, matches: q.matches.filter((_, i) => keep[i]) };
-    }));
+    const stored = await this.#d.credentials.presentable(orgId);
+    const credentials = await candidatesOf(orgId, stored, this.#loader);
+    return { libs, credentials, queries: matchQuery(libs, dcqlQuery, credentials) };
   }
 
   /** Posts a form to the request's `response_uri`; 5xx and no answer are 502. */

@@ -10,8 +10,8 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { didJwkUrl, p256DidKey, type P256Key, type Wallet, type WalletKey } from "../agents/mod.ts";
 import { b64u, verkeyToDidKey } from "../crypto/mod.ts";
-import { conflict } from "../errors.ts";
-import type { KbSigner } from "./sd_jwt_present.ts";
+import { conflict } from "../base/mod.ts";
+import type { KbSigner } from "../credentials/mod.ts";
 
 /** An org key that can sign: its DID URL and its signer. */
 export interface OrgSigningKey {

@@ -14,6 +14,7 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { z } from "zod";
+import { lazy } from "../base/mod.ts";
 
 /** The loaded libraries. */
 export interface Oid4vpLibs {
@@ -24,25 +25,20 @@ export interface Oid4vpLibs {
   hash: (data: Uint8Array, alg: string) => Uint8Array;
 }
 
-let loaded: Promise<Oid4vpLibs> | undefined;
-
-/** The libraries, loaded once. */
-export function openid4vpLibs(): Promise<Oid4vpLibs> {
-  loaded ??= (async () => {
-    const customError = z.config().customError;
-    const [vp, oauth2, dcql, sdJwt] = await Promise.all([
-      import("@openid4vc/openid4vp"),
-      import("@openid4vc/oauth2"),
-      import("dcql"),
-      import("@sd-jwt/core"),
-    ]);
-    z.config({ customError });
-    oauth2.setGlobalConfig({ allowInsecureUrls: true });
-    const hash = (data: Uint8Array, alg: string) => {
-      if (alg !== "sha-256") throw new Error(`hash ${alg} is not supported`);
-      return sha256(data);
-    };
-    return { vp, dcql, sdJwt, hash };
-  })();
-  return loaded;
-}
+/** The libraries, loaded on first use (the one lazy loader: callers share one load). */
+export const openid4vpLibs: () => Promise<Oid4vpLibs> = lazy(async () => {
+  const customError = z.config().customError;
+  const [vp, oauth2, dcql, sdJwt] = await Promise.all([
+    import("@openid4vc/openid4vp"),
+    import("@openid4vc/oauth2"),
+    import("dcql"),
+    import("@sd-jwt/core"),
+  ]);
+  z.config({ customError });
+  oauth2.setGlobalConfig({ allowInsecureUrls: true });
+  const hash = (data: Uint8Array, alg: string) => {
+    if (alg !== "sha-256") throw new Error(`hash ${alg} is not supported`);
+    return sha256(data);
+  };
+  return { vp, dcql, sdJwt, hash };
+});

@@ -5,8 +5,7 @@
  *
  * @module
  */
-export { Oid4vpHolder, type Oid4vpHolderDeps, type StatusCheck } from "./holder.ts";
+export { Oid4vpHolder, type Oid4vpHolderDeps } from "./holder.ts";
 export { type Oid4vpRoutesDeps, openid4vpRoutes } from "./routes.ts";
-export { type CredentialSource, credentialSource } from "./credential_source.ts";
-export { pemCertificates, TrustAnchors } from "./x509.ts";
+export { pemCertificates, TrustAnchors, trustAnchorsFrom } from "./x509.ts";
 export type { PresentationRequestRecord, PresentationState } from "./record.ts";

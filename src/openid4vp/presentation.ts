@@ -2,30 +2,20 @@
  * The `vp_token` of an answer: for each chosen credential query, the presentation of its stored
  * credential. An SD-JWT VC discloses exactly the query's claim paths and carries a key binding
  * JWT signed by the key in its `cnf`; a JSON-LD credential goes whole into a VP signed by the org's
- * did:key, with the proof type the verifier's metadata takes (`ldp_present.ts`).
+ * did:key, with the proof type the verifier's metadata takes (`ldp_proof_type.ts`).
  *
  * @module
  */
 import type { Wallet } from "../agents/mod.ts";
-import { createDocumentLoader, type RemoteContexts, type ResolveDid } from "../credentials/mod.ts";
+import { createDocumentLoader, type RemoteContexts, resolveDidWith } from "../credentials/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
-import type { PresentableCredential } from "./credential_source.ts";
+import type { Candidate } from "./dcql_match.ts";
 import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
-import { ldpProofType, presentLdp } from "./ldp_present.ts";
+import { ldpProofType } from "./ldp_proof_type.ts";
+import { presentLdp, presentSdJwt } from "../credentials/mod.ts";
 import type { Oid4vpLibs } from "./libs.ts";
 import type { QueryMatch, StoredPresentationRequest } from "./record.ts";
 import type { VpToken } from "./response.ts";
-import { presentSdJwt } from "./sd_jwt_present.ts";
-
-/**
- * A credential's status checked now (issue 26's `statusOf`, the recorded status standing where
- * the list cannot be read now). Revoked and suspended credentials are neither offered nor
- * presented.
- */
-export type StatusCheck = (
-  orgId: string,
-  credential: PresentableCredential,
-) => Promise<{ state: string; message?: string }>;
 
 /** What building a presentation needs. */
 export interface PresentationDeps {
@@ -41,7 +31,7 @@ interface Answer {
   orgId: string;
   stored: StoredPresentationRequest;
   chosen: Map<string, QueryMatch>;
-  credentials: PresentableCredential[];
+  credentials: Candidate[];
 }
 
 /**
@@ -69,8 +59,7 @@ async function present(
 ): Promise<VpToken> {
   const iat = Math.floor(deps.now() / 1000);
   const { nonce, audience } = a.stored.params;
-  const resolveDid: ResolveDid = async (did) =>
-    ((await deps.resolver.resolve(did)).didDocument ?? null) as Awaited<ReturnType<ResolveDid>>;
+  const resolveDid = resolveDidWith(deps.resolver);
   const vpToken: VpToken = {};
   for (const [queryId, match] of a.chosen) {
     const c = a.credentials.find((x) => x.id === match.credentialId && x.format === match.format)!;

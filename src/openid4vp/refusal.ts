@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
+import { AppError } from "../base/mod.ts";
 
 /** The rules that refuse a request. */
 export type RefusalRule =

@@ -16,6 +16,7 @@ import {
 } from "../did/mod.ts";
 import { refuse } from "./refusal.ts";
 import type { TrustAnchors } from "./x509.ts";
+import { obj } from "../base/mod.ts";
 
 /** Signature algorithms a request object may use. */
 export const REQUEST_ALGS = ["EdDSA", "Ed25519", "ES256", "ES384", "ES512", "PS256", "RS256"];
@@ -34,9 +35,6 @@ export interface RequestSignatureDeps {
   anchors?: TrustAnchors;
   now: () => number;
 }
-
-const obj = (v: unknown): Record<string, unknown> | undefined =>
-  v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
 
 /** The identifier part of a client_id (`decentralized_identifier:did:…` → `did:…`). */
 function clientIdentifier(clientId: unknown): string {

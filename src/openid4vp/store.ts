@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { conflict, notFound } from "../errors.ts";
+import { conflict, KV_DATA_MAX, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, listRecords, type Page } from "../kv/mod.ts";
 import { emit } from "../webhooks/mod.ts";
 import type {
@@ -17,8 +17,8 @@ import type {
   StoredPresentationRequest,
 } from "./record.ts";
 
-/** A stored request is one KV value: its JSON must stay under the 64 KiB value limit. */
-export const MAX_STORED_BYTES = 60_000;
+/** A stored request is one KV value: its JSON must stay within what one value keeps. */
+export const MAX_STORED_BYTES = KV_DATA_MAX;
 
 /** The change event: the record plus `protocol` and the state it left. */
 function emitChange(
@@ -94,33 +94,4 @@ export function listRequests(
   q: { limit: number; cursor?: string; state?: PresentationState },
 ): Promise<Page<PresentationRequestRecord>> {
   return listRecords(kv, keys.oid4vpRequestPrefix(orgId), q);
-}
-
-/**
- * Takes the lease of answering request `id` (an accept or a decline); false while another
- * answer holds it. The returned function gives it back.
- */
-export async function takeAnsweringLease(
-  kv: Deno.Kv,
-  orgId: string,
-  id: string,
-  now: number,
-  leaseMs: number,
-): Promise<(() => Promise<void>) | undefined> {
-  const key = keys.oid4vpAnswering(orgId, id);
-  const lease = { until: now + leaseMs };
-  const taken = await atomicUpdate(kv, async (op) => {
-    const held = await kv.get<{ until: number }>(key);
-    if (held.value && held.value.until > now) return false;
-    op.check(held).set(key, lease, { expireIn: leaseMs * 2 });
-    return true;
-  });
-  if (!taken) return undefined;
-  return async () => {
-    // Only this lease: one that ran out and was taken by another answer stays.
-    await atomicUpdate(kv, async (op) => {
-      const held = await kv.get<{ until: number }>(key);
-      if (held.value?.until === lease.until) op.check(held).delete(key);
-    });
-  };
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { AppError } from "../errors.ts";
+import { AppError, isObject } from "../base/mod.ts";
 import { type SafeFetch, SafeFetchError, type SafeResponse } from "../outbound/mod.ts";
 
 const TIMEOUT_MS = 10_000;
@@ -103,7 +103,7 @@ export function describeAnswer(res: SafeResponse): string {
   let body: Record<string, unknown> | undefined;
   try {
     const v = JSON.parse(new TextDecoder().decode(res.body));
-    if (v && typeof v === "object" && !Array.isArray(v)) body = v;
+    if (isObject(v)) body = v;
   } catch { /* not JSON */ }
   const code = typeof body?.error === "string" ? body.error.slice(0, 100) : undefined;
   const desc = typeof body?.error_description === "string"

@@ -9,8 +9,13 @@
 import type * as X509 from "@peculiar/x509";
 import * as jose from "jose";
 import { refuse } from "./refusal.ts";
+import { lazy } from "../base/mod.ts";
+import { ConfigError } from "../config/mod.ts";
 
 type X509Module = typeof X509;
+
+/** `@peculiar/x509`, loaded on first use. */
+const loadX509 = lazy(() => import("@peculiar/x509"));
 
 const PEM_RE = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g;
 
@@ -33,7 +38,7 @@ export class TrustAnchors {
 
   /** Parses a PEM bundle; throws naming the problem when it holds no usable certificate. */
   static async fromPem(pem: string): Promise<TrustAnchors> {
-    const x509 = await import("@peculiar/x509");
+    const x509 = await loadX509();
     const blocks = pemCertificates(pem);
     if (blocks.length === 0) throw new Error("it holds no -----BEGIN CERTIFICATE----- block");
     const anchors = blocks.map((b, i) => {
@@ -124,5 +129,37 @@ export class TrustAnchors {
         `the leaf certificate's key does not fit alg ${alg} (${(err as Error).message}).`,
       );
     }
+  }
+}
+
+/**
+ * The trust anchors of `OID4VP_X509_TRUST_ANCHORS` (a PEM bundle, or the path of a file holding
+ * one), parsed; undefined when it is not set. A ConfigError names what is wrong.
+ */
+export async function trustAnchorsFrom(
+  setting: { pem: string } | { path: string } | undefined,
+): Promise<TrustAnchors | undefined> {
+  if (!setting) return undefined;
+  let pem: string;
+  if ("pem" in setting) pem = setting.pem;
+  else {
+    try {
+      pem = await Deno.readTextFile(setting.path);
+    } catch (err) {
+      throw new ConfigError(
+        `OID4VP_X509_TRUST_ANCHORS names the file "${setting.path}", which cannot be read (${
+          (err as Error).message
+        }); give a PEM bundle of CA certificates or the path of one.`,
+      );
+    }
+  }
+  try {
+    return await TrustAnchors.fromPem(pem);
+  } catch (err) {
+    throw new ConfigError(
+      `OID4VP_X509_TRUST_ANCHORS is not a usable PEM bundle of CA certificates: ${
+        (err as Error).message
+      }.`,
+    );
   }
 }

@@ -8,7 +8,7 @@
 import ipaddr from "ipaddr.js";
 import { lookup } from "node:dns/promises";
 import { refusedRange } from "./address_ranges.ts";
-import { clip } from "../errors.ts";
+import { clip } from "../base/mod.ts";
 
 /** Network policy for every outbound call (webhooks, did:web, DIDComm, universal resolver). */
 export interface OutboundPolicy {

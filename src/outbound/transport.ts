@@ -9,7 +9,7 @@ import ipaddr from "ipaddr.js";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 import {
   bareHost,
   type HostLookup,

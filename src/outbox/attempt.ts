@@ -8,7 +8,7 @@
  * @module
  */
 import { keys } from "../kv/mod.ts";
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import { inSpan, recordDelivery } from "../telemetry/mod.ts";
 import {
   DEAD_RETENTION_MS,

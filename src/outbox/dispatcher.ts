@@ -7,8 +7,7 @@
  */
 import { keys } from "../kv/mod.ts";
 import { recordBacklogAge } from "../telemetry/mod.ts";
-import { log } from "../log.ts";
-import { Lru } from "../lru.ts";
+import { log, Lru } from "../base/mod.ts";
 import { runAttempt } from "./attempt.ts";
 import type { OutboxHandler } from "./handler.ts";
 import type { OutboxMessage } from "./outbox.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DidResolver } from "../did/mod.ts";
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import { ldStatus, type VerifyLd } from "./bitstring.ts";
 import { StatusListCache } from "./list_cache.ts";

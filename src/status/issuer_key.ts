@@ -1,6 +1,6 @@
 /**
  * The public key that signed a JWT of a credential's issuer (a `statuslist+jwt` here, an SD-JWT VC
- * in `openid4vc/`), from the header's `kid`: for an issuer DID, a verification method of that DID
+ * in `credentials/sd_jwt/`), from the header's `kid`: for an issuer DID, a verification method of that DID
  * (relative `#0` or absolute, in `verificationMethod` or embedded in `assertionMethod`) that is
  * listed under `assertionMethod` when the document lists any; for an https issuer, its
  * `/.well-known/jwt-vc-issuer` metadata. Where the DID document and the metadata come from is the
@@ -16,11 +16,9 @@ import {
   type VerificationMethod,
 } from "../did/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
+import { obj } from "../base/mod.ts";
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | undefined =>
-  typeof v === "object" && v !== null && !Array.isArray(v) ? v as Json : undefined;
-
 /** Why no key: a sentence the caller puts in its own message. */
 export class IssuerKeyError extends Error {}
 

@@ -8,7 +8,7 @@
  * @module
  */
 import { keys } from "../kv/mod.ts";
-import { Lru } from "../lru.ts";
+import { KV_DATA_MAX, Lru } from "../base/mod.ts";
 import { StatusProblem } from "./fetch_list.ts";
 
 /** A verified status list. */
@@ -41,8 +41,8 @@ export function freshUntil(input: {
   return Math.min(input.fetchedAt + ttl, input.expiresAt ?? Infinity);
 }
 
-/** Largest list body kept in KV (one value holds 64 KiB). Larger ones stay in memory only. */
-const KV_MAX_CHARS = 60_000;
+/** Largest list body kept in KV (one value). Larger ones stay in memory only. */
+const KV_MAX_CHARS = KV_DATA_MAX;
 
 /**
  * How long a list that could not be fetched is not asked again (its failure is the answer): a host

@@ -21,4 +21,3 @@ export { issuerJwk, IssuerKeyError, type IssuerKeySources } from "./issuer_key.t
 export { StatusService, type StatusServiceDeps, TICK_MS } from "./service.ts";
 export { notChecked, withStatuses } from "./store.ts";
 export { CredentialStatusSchema } from "./schemas.ts";
-export { statusRoutes, type StatusRoutesDeps } from "./routes.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { atomicUpdate, keys } from "../kv/mod.ts";
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import type { StatusChecker } from "./checker.ts";
 import { addStatus, addStatusUpdate, knownStatus, readStatus, type StoredStatus } from "./store.ts";
 import { targetOf } from "./target.ts";

@@ -5,11 +5,9 @@
  * @module
  */
 import type { StatusSubject, StatusTarget } from "./types.ts";
+import { isObject } from "../base/mod.ts";
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** The issuer-signed JWT payload of an SD-JWT (the part before the first `~`), or undefined. */
 export function signedPayload(compact: string): Json | undefined {
   const jwt = compact.split("~")[0] ?? "";

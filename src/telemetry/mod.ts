@@ -23,7 +23,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 
 const tracer = trace.getTracer("ssi-edge");
 const meter = metrics.getMeter("ssi-edge");

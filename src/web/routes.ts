@@ -8,7 +8,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../http/mod.ts";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 
 /** The page's Content-Security-Policy. */
 export const PAGE_CSP = [

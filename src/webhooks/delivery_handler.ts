@@ -5,7 +5,7 @@
  */
 import type { SecretBox } from "../crypto/mod.ts";
 import { atomicUpdate, keys } from "../kv/mod.ts";
-import { log } from "../log.ts";
+import { log } from "../base/mod.ts";
 import type { HandlerResult, OutboxHandler, OutboxMessage } from "../outbox/mod.ts";
 import { type SafeFetch, SafeFetchError } from "../outbound/mod.ts";
 import { liveSecrets, SigningKeyCache, type WebhookEndpoint } from "./endpoint.ts";

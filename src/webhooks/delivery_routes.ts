@@ -5,7 +5,7 @@
  * @module
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { notFound } from "../errors.ts";
+import { notFound } from "../base/mod.ts";
 import {
   assertOrgId,
   checkOrgAccess,

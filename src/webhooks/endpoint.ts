@@ -1,6 +1,6 @@
 import type { Resealable, SecretBox } from "../crypto/mod.ts";
 import { keys } from "../kv/mod.ts";
-import { Lru } from "../lru.ts";
+import { Lru } from "../base/mod.ts";
 import { importSigningKey, newWebhookSecret } from "./signature.ts";
 
 /** How long a rotated-out secret keeps signing beside the new one. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { SecretBox } from "../crypto/mod.ts";
-import { conflict, notFound } from "../errors.ts";
+import { conflict, notFound } from "../base/mod.ts";
 import { atomicUpdate, keys, type Page } from "../kv/mod.ts";
 import type { HostLookup, OutboundPolicy } from "../outbound/mod.ts";
 import { type OutboxMessage, requeueDead } from "../outbox/mod.ts";

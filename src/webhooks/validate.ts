@@ -1,4 +1,4 @@
-import { badRequest } from "../errors.ts";
+import { badRequest } from "../base/mod.ts";
 import {
   checkOutboundUrl,
   type HostLookup,

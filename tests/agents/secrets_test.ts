@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { base58, base64, base64urlnopad, hex } from "@scure/base";
-import { setLogLevel } from "../../src/log.ts";
+import { setLogLevel } from "../../src/base/log.ts";
 import { agentsContext, agentToken, configure } from "./helpers.ts";
 
 const utf8 = new TextEncoder();

@@ -1,10 +1,10 @@
 import { getSodium } from "../../src/didcomm/sodium.ts";
 import assert from "node:assert/strict";
 import type { AgentRecord } from "../../src/agents/mod.ts";
-import { peer2Document } from "../../src/did/methods/peer_numalgo2.ts";
+import { peer2Document } from "../../src/did/methods/peer/numalgo2.ts";
 import { packMessage, unpackMessage } from "../../src/didcomm/envelope.ts";
 import { generateEd25519KeyPair, verkeyToX25519 } from "../../src/crypto/mod.ts";
-import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
+import { encodeMultibaseKey } from "../../src/did/keys/multicodec.ts";
 import { keys } from "../../src/kv/mod.ts";
 import { expectJson } from "../support/context.ts";
 import { agentsContext, configure } from "./helpers.ts";

@@ -10,7 +10,7 @@
  */
 import * as jose from "jose";
 import { startTestPeer } from "../didcomm/test_peer.ts";
-import { newHolderRecord, type StoredExchange } from "../../src/credentials/record.ts";
+import { newHolderRecord, type StoredExchange } from "../../src/issue_credential/record.ts";
 import { keys } from "../../src/kv/keys.ts";
 import { uuidv7 } from "../../src/kv/ids.ts";
 

@@ -15,7 +15,7 @@ import { p256 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keyMethod } from "../../src/did/methods/key.ts";
 import { createPeerDid2, createPeerMethod } from "../../src/did/methods/peer.ts";
-import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
+import { encodeMultibaseKey } from "../../src/did/keys/multicodec.ts";
 import { parseDid } from "../../src/did/syntax.ts";
 import type { DidMethod } from "../../src/did/types.ts";
 

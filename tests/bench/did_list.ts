@@ -3,7 +3,7 @@
  * (`distinct_dids.lua`). `deno run -A tests/bench/did_list.ts <n> <file>`
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
+import { encodeMultibaseKey } from "../../src/did/keys/multicodec.ts";
 
 const [n, file] = Deno.args;
 const lines: string[] = [];

@@ -4,7 +4,8 @@
  * (or `deno bench --allow-all tests/bench/did_resolver_bench.ts`).
  */
 import { createApp } from "../../src/app.ts";
-import { negotiate } from "../../src/did/content_negotiation.ts";
+import { readinessCheck } from "../../src/boot/readiness.ts";
+import { negotiate } from "../../src/did/http/content_negotiation.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { keyMethod } from "../../src/did/methods/key.ts";
 import { parseDid } from "../../src/did/syntax.ts";
@@ -18,7 +19,7 @@ const token = await ctx.token();
 const resolver = ctx.services.resolver;
 await resolver.resolve(KEY_DID);
 await resolver.resolve(host.did);
-const app = createApp(ctx.services);
+const app = createApp(ctx.services, { ready: readinessCheck(ctx.services) });
 const keyBytes = new TextEncoder().encode(JSON.stringify(await resolver.resolve(KEY_DID)));
 const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
 const keyUrl = `http://127.0.0.1/dids/${KEY_DID}`;

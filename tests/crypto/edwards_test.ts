@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 import { decodeEd25519, ed25519ToMontgomery, isEd25519Point } from "../../src/crypto/mod.ts";
-import { encodeBase58 } from "../../src/did/multicodec.ts";
+import { encodeBase58 } from "../../src/did/keys/multicodec.ts";
 
 const P = (1n << 255n) - 19n;
 const Y8 = 55188659117513257062467267217118295137698188065244968500265048394206261417927n;

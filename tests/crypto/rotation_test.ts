@@ -5,8 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { apiKeyLookupId } from "../../src/agents/api_key.ts";
-import { resealables, rotateSecrets } from "../../src/compose.ts";
-import { ConfigError, parseConfig } from "../../src/config.ts";
+import { resealables } from "../../src/compose.ts";
+import { rotateSecrets } from "../../src/crypto/mod.ts";
+import { ConfigError, parseConfig } from "../../src/config/config.ts";
 import { resealAll, SecretBox } from "../../src/crypto/mod.ts";
 import { keys } from "../../src/kv/mod.ts";
 import type { WebhookEndpoint } from "../../src/webhooks/endpoint.ts";
@@ -117,7 +118,7 @@ Deno.test("rotation: every sealed value moves to the new key; then the new key a
     // During: new key + previous key. Everything still works, and the rotation re-seals all.
     const during = await service(kvPath, idp, newKey, [oldKey]);
     await expectJson(await agentToken(during, apiKey), 200);
-    assert.equal(await rotateSecrets(during.kv, during.services.secrets), true);
+    assert.equal(await rotateSecrets(during.kv, during.services.secrets, resealables), true);
     const again = await resealAll(during.kv, during.services.secrets, resealables);
     assert.deepEqual(again.map((r) => r.resealed), [0, 0, 0, 0, 0, 0]); // idempotent
     await during.close();

@@ -1,13 +1,12 @@
 /**
- * `answerDid` (src/did/answer.ts), the one pipeline of the DID routes, through the app's door:
+ * `answerDid` (src/did/http/answer.ts), the one pipeline of the DID routes, through the app's door:
  * warm answers (prepared and cloned) are the cold ones byte for byte, the request id and log line,
  * tokens seen or not, HEAD, the bare document as a view into the result's bytes, and the router
  * answering through the same pipeline.
  */
 import assert from "node:assert/strict";
-import { didRoutes } from "../../src/did/mod.ts";
-import type { DidMethod } from "../../src/did/mod.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { type DidMethod, didRoutes } from "../../src/did/mod.ts";
+import { setLogLevel } from "../../src/base/log.ts";
 import { createTestContext, signToken } from "../support/context.ts";
 import { didHost, json, webDoc } from "./did_host.ts";
 import { laneRequest as get, snapshot } from "./lane_requests.ts";

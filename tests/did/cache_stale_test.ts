@@ -1,6 +1,6 @@
 /** Stale-while-revalidate of network-resolved DIDs (`DID_CACHE_MAX_STALE_SECONDS`). */
 import assert from "node:assert/strict";
-import { type DidCacheEntry } from "../../src/did/cache.ts";
+import { type DidCacheEntry } from "../../src/did/cache/cache.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { keys } from "../../src/kv/mod.ts";
 import { waitFor } from "../support/wait.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { parseConfig } from "../../src/config.ts";
-import type { DidCacheEntry } from "../../src/did/cache.ts";
-import { Lru } from "../../src/lru.ts";
+import { parseConfig } from "../../src/config/config.ts";
+import type { DidCacheEntry } from "../../src/did/cache/cache.ts";
+import { Lru } from "../../src/base/lru.ts";
 import { createDidResolver } from "../../src/did/mod.ts";
 import { keys } from "../../src/kv/mod.ts";
 import { createSafeFetch } from "../../src/outbound/mod.ts";

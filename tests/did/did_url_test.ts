@@ -1,9 +1,9 @@
 /**
- * `didTargetOf` (src/did/did_url.ts): a DID alone is read at once, and reads as the same DID
+ * `didTargetOf` (src/did/http/did_url.ts): a DID alone is read at once, and reads as the same DID
  * written in any other way the contract allows (percent-encoded whole, an empty query).
  */
 import assert from "node:assert/strict";
-import { didTargetOf } from "../../src/did/did_url.ts";
+import { didTargetOf } from "../../src/did/http/did_url.ts";
 
 const BASE = "http://localhost:8000/dids/";
 const target = (rest: string) => didTargetOf(BASE + rest, BASE.length);

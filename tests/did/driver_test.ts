@@ -1,5 +1,5 @@
 /**
- * The plug-in adapter (`src/did/methods/driver.ts`, CONTRACT "DID method plug-ins") with drivers
+ * The plug-in adapter (`src/did/plugins/driver.ts`, CONTRACT "DID method plug-ins") with drivers
  * written here to misbehave: the service answers through the app, so statuses, bodies and the
  * cache are the ones clients see. The real drivers (did:ethr, did:polygon, did:pkh) are tested
  * against a real chain in chain_test.ts and pkh_test.ts.
@@ -10,7 +10,8 @@ import {
   driverMethods,
   type DriverPlugin,
   type LoadedDriver,
-} from "../../src/did/methods/driver.ts";
+  transportReporter,
+} from "../../src/did/plugins/driver.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -179,7 +180,7 @@ Deno.test("a network that the instance does not serve is 501 naming the networks
 });
 
 Deno.test("an error answered while the plug-in's transport failed is 500 internalError, not the driver's 404, and not cached", async () => {
-  const transport = { failures: 0, lastFailure: undefined as string | undefined };
+  const transport = transportReporter();
   let down = true;
   let calls = 0;
   const plugin: DriverPlugin = {
@@ -191,8 +192,7 @@ Deno.test("an error answered while the plug-in's transport failed is 500 interna
         calls++;
         if (!down) return Promise.resolve(good(did));
         // What ethr-did-resolver does when its node is unreachable.
-        transport.failures++;
-        transport.lastFailure = "the node could not be reached";
+        transport.failed("the node could not be reached");
         return Promise.resolve({
           didDocument: null,
           didDocumentMetadata: {},
@@ -214,6 +214,45 @@ Deno.test("an error answered while the plug-in's transport failed is 500 interna
     assert.equal(hit.didResolutionMetadata.servedFromCache, true);
     assert.equal(calls, 2);
   });
+});
+
+Deno.test("a transport failure belongs to its own call: a concurrent call's notFound stays 404", async () => {
+  const transport = transportReporter();
+  // The two calls overlap: the outage call reports its failure while the other is still running.
+  const otherRunning = Promise.withResolvers<void>();
+  const outageReported = Promise.withResolvers<void>();
+  const plugin: DriverPlugin = {
+    methods: ["net"],
+    kind: "network",
+    transport,
+    driver: {
+      net: async (did: string) => {
+        const missing = {
+          didDocument: null,
+          didDocumentMetadata: {},
+          didResolutionMetadata: { error: "notFound" },
+        };
+        if (did.endsWith("1")) {
+          await otherRunning.promise;
+          transport.failed("the node could not be reached");
+          outageReported.resolve();
+          return missing;
+        }
+        otherRunning.resolve();
+        await outageReported.promise; // really not there, answered after the other call's outage
+        return missing;
+      },
+    },
+  };
+  await withPlugins([plugin], async (ctx, token) => {
+    const [outage, absent] = await Promise.all([
+      resolve(ctx, token, `did:net:${ID.slice(0, -1)}1`, 500),
+      resolve(ctx, token, `did:net:${ID.slice(0, -1)}2`, 404),
+    ]);
+    assert.equal(outage.didResolutionMetadata.error, "internalError");
+    assert.match(outage.didResolutionMetadata.message!, /could not reach its chain node/);
+    assert.equal(absent.didResolutionMetadata.error, "notFound");
+  }, 2000);
 });
 
 Deno.test("a plug-in's document and metadata come through unchanged; network answers are cached, deterministic ones memoized", async () => {
@@ -339,7 +378,7 @@ Deno.test("a network plug-in's answer has the TTL and stale-while-revalidate of 
   let mode: "up" | "down" = "up";
   let release: () => void = () => {};
   let gate: Promise<void> | undefined;
-  const transport = { failures: 0 } as { failures: number; lastFailure?: string };
+  const transport = transportReporter();
   const plugin: DriverPlugin = {
     methods: ["net"],
     kind: "network",
@@ -349,7 +388,7 @@ Deno.test("a network plug-in's answer has the TTL and stale-while-revalidate of 
         calls++;
         if (gate !== undefined) await gate;
         if (mode === "down") {
-          transport.failures++;
+          transport.failed("the node could not be reached");
           return {
             didDocument: null,
             didDocumentMetadata: {},

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { createEarlyLane } from "../../src/did/lite.ts";
-import { encodeMultibaseKey } from "../../src/did/multicodec.ts";
+import { encodeMultibaseKey } from "../../src/did/keys/multicodec.ts";
 import { createTestContext } from "../support/context.ts";
 import { laneRequest as get, snapshot } from "./lane_requests.ts";
 

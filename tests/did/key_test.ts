@@ -3,7 +3,7 @@ import { getResolver } from "key-did-resolver";
 import { Resolver } from "did-resolver";
 import { createKeyMethod, didKeyDocument, keyMethod } from "../../src/did/methods/key.ts";
 import { parseDid } from "../../src/did/syntax.ts";
-import { encodeMultibase } from "../../src/did/multicodec.ts";
+import { encodeMultibase } from "../../src/did/keys/multicodec.ts";
 import type { DidDocument } from "../../src/did/types.ts";
 import { loadVector, normalizeDocument } from "./normalize.ts";
 

@@ -1,11 +1,11 @@
 /**
- * base58btc of `src/did/multicodec.ts` (written out there so that the early lane loads no npm
+ * base58btc of `src/did/keys/multicodec.ts` (written out there so that the early lane loads no npm
  * package) gives what @scure/base gives, both ways, leading zeros and long inputs included, and
  * refuses what is not base58btc.
  */
 import assert from "node:assert/strict";
 import { base58 } from "@scure/base";
-import { decodeBase58, decodeMultibaseKey, encodeBase58 } from "../../src/did/multicodec.ts";
+import { decodeBase58, decodeMultibaseKey, encodeBase58 } from "../../src/did/keys/multicodec.ts";
 
 Deno.test("base58btc encodes and decodes as @scure/base does", () => {
   const lengths = [0, 1, 2, 3, 4, 5, 31, 32, 33, 34, 35, 48, 64, 65, 66, 96, 133, 200, 512];

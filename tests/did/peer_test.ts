@@ -9,8 +9,8 @@ import {
   peer2ToPeer3,
   peerMethod,
 } from "../../src/did/methods/peer.ts";
-import { didCommServices } from "../../src/did/didcomm_services.ts";
-import { decodeMultibaseKey } from "../../src/did/multicodec.ts";
+import { didCommServices } from "../../src/did/keys/didcomm_services.ts";
+import { decodeMultibaseKey } from "../../src/did/keys/multicodec.ts";
 import { MAX_DID_LENGTH, parseDid } from "../../src/did/syntax.ts";
 import type { DidDocument, DidMethod } from "../../src/did/types.ts";
 import { loadVector, normalizeDocument } from "./normalize.ts";

@@ -4,7 +4,7 @@
  * (`/1.0/methods`, `/1.0/testIdentifiers`), and the verifier loaded on first use only.
  */
 import assert from "node:assert/strict";
-import { ConfigError, parseConfig } from "../../src/config.ts";
+import { ConfigError, parseConfig } from "../../src/config/config.ts";
 import { createTestContext } from "../support/context.ts";
 import { plcContext, plcDirectory } from "./plc_directory.ts";
 import { denoInfo, staticReach } from "../structure/import_rules.ts";

@@ -136,6 +136,15 @@ Deno.test("did:webvh: versionId, versionNumber and versionTime select earlier ve
       assert.equal(none.body.didResolutionMetadata.error, "notFound");
       const bad = await get(ctx, token, `${prefix}${c.did}?versionTime=yesterday`);
       assert.equal(bad.status, 400);
+      // A time without its zone names no instant (it was read as this server's local time).
+      const zoneless = await get(
+        ctx,
+        token,
+        `${prefix}${c.did}?versionTime=${between.slice(0, -1)}`,
+      );
+      assert.equal(zoneless.status, 400, JSON.stringify(zoneless.body));
+      assert.equal(zoneless.body.didResolutionMetadata.error, "invalidDidUrl");
+      assert.match(String(zoneless.body.didResolutionMetadata.message), /time zone/);
     }
     // A deactivated DID's earlier version is still readable.
     const d = byName("deactivated");

@@ -1,12 +1,20 @@
 import assert from "node:assert/strict";
 import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { DIDCOMM_KIND, DIDCOMM_SCHEDULE } from "../../src/didcomm/outbound.ts";
+import { AppError } from "../../src/base/mod.ts";
+import { atomicUpdate } from "../../src/kv/mod.ts";
 import { keys } from "../../src/kv/keys.ts";
 import type { OutboxMessage } from "../../src/outbox/outbox.ts";
 import type { WebhookEvent } from "../../src/webhooks/events.ts";
 import { expectJson } from "../support/context.ts";
 import { freePort } from "../support/service_process.ts";
-import { configureAgent, invitationTo, type ServedContext, servedContext } from "./helpers.ts";
+import {
+  configureAgent,
+  invitationTo,
+  type ServedContext,
+  servedContext,
+  waitFor,
+} from "./helpers.ts";
 import { startTestPeer } from "./test_peer.ts";
 
 const ORG = "org-a";
@@ -111,6 +119,47 @@ Deno.test("a message that cannot be delivered is dead-lettered with a message.de
   } finally {
     await failing.close();
     await refusing.close();
+    await ctx.close();
+  }
+});
+
+Deno.test("queueMessage: a connection that changes between the read and the commit is read again (a hung-up connection takes no message)", async () => {
+  const ctx = await servedContext();
+  const peer = await startTestPeer();
+  try {
+    ctx.services.dispatcher.start();
+    await configureAgent(ctx, ORG, ctx.endpoint);
+    const token = await ctx.token({ [ORG]: ["holder"] });
+    const created = await expectJson(
+      await ctx.call("POST", `/orgs/${ORG}/connections/receive-invitation`, {
+        token,
+        body: { invitation: peer.invitation() },
+      }),
+      201,
+    );
+    const connectionId = String(created.id);
+    await waitFor(
+      "completed",
+      async () =>
+        (await ctx.services.didcomm.getConnection(ORG, connectionId)).state === "completed",
+    );
+    await ctx.services.dispatcher.stop();
+
+    const ping = { "@type": "https://didcomm.org/trust_ping/1.0/ping", "@id": crypto.randomUUID() };
+    await assert.rejects(
+      atomicUpdate(ctx.services.kv, async (op, attempt) => {
+        await ctx.services.didcomm.queueMessage(op, { orgId: ORG, connectionId, message: ping });
+        // Another writer hangs the connection up after our read, before our commit.
+        if (attempt === 0) await ctx.services.didcomm.hangUp(ORG, connectionId);
+      }),
+      (e) => e instanceof AppError && e.status === 409 && /completed connection/.test(e.message),
+    );
+    const queued = (await didcommMessages(ctx.kv)).map((m) =>
+      (m.payload as { message: { "@id": string } }).message["@id"]
+    );
+    assert.ok(!queued.includes(ping["@id"]), "no message queued on the hung-up connection");
+  } finally {
+    await peer.close();
     await ctx.close();
   }
 });

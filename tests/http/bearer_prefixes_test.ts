@@ -2,10 +2,10 @@
  * Bearer auth is attached once per path prefix (`app.ts`): every operation the OpenAPI document
  * secures refuses a request without a token with 401 and the RFC 6750 challenge, before it looks
  * at the request; the public ones do not ask for one. The bearer header is read one way
- * (`src/bearer.ts`), for the middleware and the DID routes alike.
+ * (`src/http/bearer.ts`), for the middleware and the DID routes alike.
  */
 import assert from "node:assert/strict";
-import { bearerToken, requireBearer } from "../../src/bearer.ts";
+import { bearerToken, requireBearer } from "../../src/http/bearer.ts";
 import { bearerAuth, type TokenVerifier } from "../../src/http/mod.ts";
 import { createTestContext, expectJson } from "../support/context.ts";
 

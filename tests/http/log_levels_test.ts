@@ -1,11 +1,11 @@
 /**
- * The level of each request's log line (README "Errors"): error for our 5xx, warn when a peer
+ * The level of each request's log line (src/http/README.md "Errors"): error for our 5xx, warn when a peer
  * failed or refused (502, 504, or a 500 that reports a peer's failure, such as a DID host's), info
  * for 4xx and 501, debug otherwise. A DID host's failure through the app: tests/did/answer_test.ts.
  */
 import assert from "node:assert/strict";
 import { logRequest } from "../../src/http/mod.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { setLogLevel } from "../../src/base/log.ts";
 
 Deno.test("request log lines: 500/503 error, 502/504 and a peer's 500 warn, 501 and 4xx info, 2xx debug", () => {
   const lines: { level: string; status: number }[] = [];

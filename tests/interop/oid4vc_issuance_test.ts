@@ -25,7 +25,7 @@ import {
 } from "./oid4vc_holder.ts";
 import { waitFor } from "../didcomm/helpers.ts";
 import { createTestContext, expectJson, randomSecretsKey } from "../support/context.ts";
-import { DEFERRED_KIND } from "../../src/openid4vc/mod.ts";
+import { DEFERRED_KIND } from "../../src/openid4vci/mod.ts";
 import type { OutboxMessage } from "../../src/outbox/mod.ts";
 
 /** The proofs of the holder's credential requests (decoded headers), in order. */

@@ -7,8 +7,7 @@
  * nothing is sent, and the request stays open.
  */
 import assert from "node:assert/strict";
-import { addW3cCredential, newW3cRecord } from "../../src/credentials/store.ts";
-import type { CredentialExchangeRecord } from "../../src/credentials/mod.ts";
+import { newW3cRecord } from "../../src/credentials/mod.ts";
 import { uuidv7 } from "../../src/kv/mod.ts";
 import { configureAgent } from "../didcomm/helpers.ts";
 import { createTestContext, expectJson, type TestContext } from "../support/context.ts";
@@ -48,8 +47,11 @@ async function storeMembership(ctx: TestContext): Promise<string> {
   }, issuer);
   const id = uuidv7(Date.now());
   const op = ctx.kv.atomic();
-  const exchange = { id: crypto.randomUUID(), connectionId: "" } as CredentialExchangeRecord;
-  addW3cCredential(op, ORG, newW3cRecord({ id, credential: vc, exchange, now: Date.now() }));
+  const exchange = { id: crypto.randomUUID(), connectionId: "" };
+  ctx.services.credentials.add(op, ORG, {
+    format: "ldp_vc",
+    record: newW3cRecord({ id, credential: vc, exchange, now: Date.now() }),
+  });
   await op.commit();
   return id;
 }

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { buildServices } from "../../src/compose.ts";
-import { ConfigError, parseConfig } from "../../src/config.ts";
+import { ConfigError, parseConfig } from "../../src/config/config.ts";
 import { configureAgent } from "../didcomm/helpers.ts";
 import {
   type ContextOptions,

@@ -9,9 +9,8 @@ import * as jose from "jose";
 import { bytesToVerkey, verkeyToDidKey } from "../../src/crypto/mod.ts";
 import type { DocumentLoader } from "../../src/credentials/mod.ts";
 import { signCredential } from "../../src/credentials/jsonld/sign.ts";
-import { addW3cCredential, type W3cCredentialRecord } from "../../src/credentials/store.ts";
+import type { W3cCredentialRecord } from "../../src/credentials/mod.ts";
 import { uuidv7 } from "../../src/kv/mod.ts";
-import { addCredential } from "../../src/openid4vc/store.ts";
 import type { TestContext } from "../support/context.ts";
 
 type Json = Record<string, unknown>;
@@ -58,25 +57,27 @@ export async function storeSdJwt(
   const now = Date.now();
   const id = uuidv7(now);
   const op = ctx.kv.atomic();
-  addCredential(op, {
-    id,
+  // With a status when one is given, as a check on receipt would have recorded it.
+  ctx.services.credentials.add(
+    op,
     orgId,
-    offerId: "00000000-0000-7000-8000-000000000000",
-    vct: payload.vct,
-    issuer: issuerDid,
-    claims: payload,
-    compact,
-    createdAt: opts.createdAt ?? new Date(now).toISOString(),
-  } as never);
-  if (opts.status) {
-    // Recorded by the status feature, as a check on receipt would have.
-    ctx.services.status.record(op, {
-      orgId,
-      id,
-      subject: { format: "dc+sd-jwt", compact },
-      status: { state: opts.status.state, checkedAt: new Date(now).toISOString() } as never,
-    });
-  }
+    {
+      format: "dc+sd-jwt",
+      record: {
+        id,
+        orgId,
+        offerId: "00000000-0000-7000-8000-000000000000",
+        vct: payload.vct,
+        issuer: issuerDid,
+        claims: payload,
+        compact,
+        createdAt: opts.createdAt ?? new Date(now).toISOString(),
+      },
+    },
+    opts.status
+      ? { state: opts.status.state, checkedAt: new Date(now).toISOString() } as never
+      : undefined,
+  );
   await op.commit();
   return id;
 }
@@ -147,7 +148,7 @@ export async function storeW3c(
     },
   };
   const op = ctx.kv.atomic();
-  addW3cCredential(op, orgId, record);
+  ctx.services.credentials.add(op, orgId, { format: "ldp_vc", record });
   await op.commit();
   return record.id;
 }

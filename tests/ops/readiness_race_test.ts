@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import type { Services } from "../../src/compose.ts";
-import { AppError } from "../../src/errors.ts";
-import { readinessCheck } from "../../src/readiness.ts";
+import { AppError } from "../../src/base/errors.ts";
+import { readinessCheck } from "../../src/boot/readiness.ts";
 
 Deno.test("readiness: a signal during the probe's KV read gives 503 shutting down", async () => {
   let draining = false;

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createApp } from "../../src/app.ts";
+import { readinessCheck } from "../../src/boot/readiness.ts";
 import { createTestContext, expectJson } from "../support/context.ts";
 
 /** `kv` counting the writes made through it (set, delete, enqueue, atomic commits). */
@@ -69,7 +70,7 @@ Deno.test("readiness: 503 while draining and when the expected dispatcher loop i
   try {
     let draining = false;
     const app = createApp(ctx.services, {
-      processState: { draining: () => draining, dispatcherExpected: true },
+      ready: readinessCheck(ctx.services, { draining: () => draining, dispatcherExpected: true }),
     });
     const ready = () => app.request("/health/ready");
     const stopped = await expectJson(await ready(), 503);

@@ -4,7 +4,7 @@
  * version. The old Deno comes from the npm registry like the project's own (`npx deno@2.6.0`).
  */
 import assert from "node:assert/strict";
-import { MIN_DENO, runtimeProblem } from "../../src/runtime.ts";
+import { MIN_DENO, runtimeProblem } from "../../src/boot/runtime.ts";
 import { createIdp } from "../support/context.ts";
 import { serviceEnv, startService } from "../support/service_process.ts";
 

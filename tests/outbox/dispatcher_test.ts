@@ -3,7 +3,7 @@ import { keys } from "../../src/kv/keys.ts";
 import { Dispatcher } from "../../src/outbox/dispatcher.ts";
 import { withBusyRetry } from "../../src/kv/mod.ts";
 import { enqueue, type OutboxMessage, readMessage, requeueDead } from "../../src/outbox/outbox.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { setLogLevel } from "../../src/base/log.ts";
 import { waitFor } from "../support/wait.ts";
 
 setLogLevel("error");

@@ -5,10 +5,8 @@
  * process only (two services on one KV file) and rechecks what is due (an injected clock).
  */
 import assert from "node:assert/strict";
-import { addW3cCredential, newW3cRecord } from "../../src/credentials/store.ts";
+import { newW3cRecord } from "../../src/credentials/mod.ts";
 import type { OutboxMessage } from "../../src/outbox/mod.ts";
-import { addCredential } from "../../src/openid4vc/store.ts";
-import type { CredentialExchangeRecord } from "../../src/credentials/record.ts";
 import { StatusService, type StatusState, type StatusSubject } from "../../src/status/mod.ts";
 import {
   createTestContext,
@@ -33,33 +31,30 @@ async function storeCredential(ctx: TestContext, id: string, subject: StatusSubj
   const status = await ctx.services.status.statusOf(subject);
   const op = ctx.kv.atomic();
   const now = ctx.services.now();
-  if (subject.format === "ldp_vc") {
-    addW3cCredential(
-      op,
-      ORG,
-      newW3cRecord({
-        id,
-        credential: subject.credential,
-        exchange: {
-          id: crypto.randomUUID(),
-          connectionId: crypto.randomUUID(),
-        } as CredentialExchangeRecord,
-        now,
-      }),
-    );
-  } else {
-    addCredential(op, {
-      id,
-      orgId: ORG,
-      offerId: crypto.randomUUID(),
-      vct: "https://example.org/vct/test",
-      issuer: "did:example",
-      claims: {},
-      compact: subject.compact,
-      createdAt: new Date(now).toISOString(),
-    });
-  }
-  ctx.services.status.record(op, { orgId: ORG, id, subject, status });
+  const exchange = { id: crypto.randomUUID(), connectionId: crypto.randomUUID() };
+  ctx.services.credentials.add(
+    op,
+    ORG,
+    subject.format === "ldp_vc"
+      ? {
+        format: "ldp_vc",
+        record: newW3cRecord({ id, credential: subject.credential, exchange, now }),
+      }
+      : {
+        format: "dc+sd-jwt",
+        record: {
+          id,
+          orgId: ORG,
+          offerId: crypto.randomUUID(),
+          vct: "https://example.org/vct/test",
+          issuer: "did:example",
+          claims: {},
+          compact: subject.compact,
+          createdAt: new Date(now).toISOString(),
+        },
+      },
+    status,
+  );
   assert.ok((await op.commit()).ok);
   return status;
 }
@@ -222,19 +217,16 @@ Deno.test("CREDENTIAL_STATUS_RECHECK_SECONDS=0: the cron rechecks nothing; a cre
     const token = await ctx.token({ [ORG]: ["holder"] });
     const id = crypto.randomUUID();
     const op = ctx.kv.atomic();
-    addW3cCredential(
-      op,
-      ORG,
-      newW3cRecord({
+    const exchange = { id: crypto.randomUUID(), connectionId: crypto.randomUUID() };
+    ctx.services.credentials.add(op, ORG, {
+      format: "ldp_vc",
+      record: newW3cRecord({
         id,
         credential: { issuer: "did:example:old" },
-        exchange: {
-          id: crypto.randomUUID(),
-          connectionId: crypto.randomUUID(),
-        } as CredentialExchangeRecord,
+        exchange,
         now: Date.now(),
       }),
-    );
+    });
     await op.commit();
     const got = await expectJson(
       await ctx.call("GET", `/orgs/${ORG}/w3c-credentials/${id}`, { token }),

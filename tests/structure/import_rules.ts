@@ -10,7 +10,10 @@
  * 4. route files (`routes.ts`, `*_routes.ts`) do not import the KV module: they call services;
  * 5. a light entry stays light: nothing it loads at run time (type-only imports aside) is a
  *    folder's `mod.ts` or an npm package (`npm:…`), so the first stage of the start loads none of
- *    the app and skips npm resolution.
+ *    the app and skips npm resolution; `base/mod.ts` is the one surface it may load, because
+ * 6. `base/` stands on nothing: it imports no other folder and no npm package;
+ * 7. a protocol folder never imports another protocol folder: they meet in `credentials/`,
+ *    `status/`, `didcomm/` and `did/` (and are wired together only by `compose.ts`).
  */
 
 /** Files (paths relative to `src/`) and the files each imports. */
@@ -65,9 +68,22 @@ export function staticReach(modules: InfoModule[], roots: string[]): Set<string>
 
 /** One broken rule, in words. */
 export interface Violation {
-  rule: "file cycle" | "folder cycle" | "deep import" | "kv in route file" | "heavy light entry";
+  rule:
+    | "file cycle"
+    | "folder cycle"
+    | "deep import"
+    | "kv in route file"
+    | "heavy light entry"
+    | "base imports"
+    | "protocol import";
   message: string;
 }
+
+/** The folder every other may use, light entries too: it imports nothing (rule 6). */
+const BASE = "base";
+
+/** The protocol folders (rule 7). */
+export const PROTOCOLS = ["issue_credential", "present_proof", "openid4vci", "openid4vp"];
 
 /** The public files of a folder: its surface and its light entry. */
 const PUBLIC_FILES = ["mod.ts", "lite.ts"];
@@ -108,15 +124,28 @@ export function checkImports(graph: ImportGraph, runtime: ImportGraph = graph): 
       if (isRouteFile(from) && folderOf(to) === "kv") {
         out.push({ rule: "kv in route file", message: `${from} imports ${to}` });
       }
+      if (f === BASE && g !== f) {
+        out.push({ rule: "base imports", message: `${from} imports ${to}` });
+      }
+      if (g !== f && PROTOCOLS.includes(f) && PROTOCOLS.includes(g)) {
+        out.push({ rule: "protocol import", message: `${from} imports ${to}` });
+      }
     }
     folders.set(f, list);
   }
   for (const cycle of cycles(folders)) {
     out.push({ rule: "folder cycle", message: cycle.join(" → ") });
   }
+  for (const [from, tos] of runtime) {
+    if (folderOf(from) !== BASE) continue;
+    for (const to of tos.filter((t) => t.startsWith("npm:"))) {
+      out.push({ rule: "base imports", message: `${from} imports ${to}` });
+    }
+  }
   for (const entry of runtime.keys()) {
     if (!entry.endsWith("/lite.ts") || !isPublicFile(entry)) continue;
-    const heavy = (f: string) => f.endsWith("/mod.ts") || f.startsWith("npm:");
+    const heavy = (f: string) =>
+      (f.endsWith("/mod.ts") && f !== `${BASE}/mod.ts`) || f.startsWith("npm:");
     for (const path of pathsTo(runtime, entry, heavy)) {
       out.push({ rule: "heavy light entry", message: path.join(" → ") });
     }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { checkImports, type ImportGraph, srcImportGraph } from "./import_rules.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const ENTRIES = ["src/main.ts", "src/rotate_secrets.ts", "src/dev_token.ts"];
+const ENTRIES = ["src/main.ts", "src/tasks/rotate_secrets.ts", "src/dev/token.ts"];
 
 Deno.test("src/ has no import cycle, no folder cycle, no deep cross-feature import, no KV in route files, light entries stay light", async () => {
   const { all, runtime } = await srcImportGraph(ROOT, ENTRIES);
@@ -113,4 +113,54 @@ Deno.test("a nested mod.ts is no public file; a folder's lite.ts is, and loads n
   deep.set("main.ts", ["config.ts", "did/lite.ts", "crypto/x/lite.ts"]);
   deep.set("crypto/x/lite.ts", []);
   assert.deepEqual(checkImports(deep).map((v) => v.rule), ["deep import"]);
+});
+
+Deno.test("base/ stands on nothing, and is the one surface a light entry may load", () => {
+  const graph = (): ImportGraph =>
+    new Map([
+      ["main.ts", ["did/lite.ts"]],
+      ["did/lite.ts", ["did/answer.ts"]],
+      ["did/answer.ts", ["base/mod.ts"]],
+      ["base/mod.ts", ["base/log.ts"]],
+      ["base/log.ts", []],
+    ]);
+  assert.deepEqual(checkImports(graph()), []);
+
+  const leaning = graph();
+  leaning.set("base/log.ts", ["kv/mod.ts"]);
+  leaning.set("kv/mod.ts", []);
+  assert.deepEqual(checkImports(leaning).map((v) => `${v.rule}: ${v.message}`), [
+    "base imports: base/log.ts imports kv/mod.ts",
+    // ...and through base/mod.ts the light entry now loads a folder's surface.
+    "heavy light entry: did/lite.ts → did/answer.ts → base/mod.ts → base/log.ts → kv/mod.ts",
+  ]);
+
+  const npm = graph();
+  npm.set("base/log.ts", ["npm:jose"]);
+  assert.deepEqual(checkImports(graph(), npm).map((v) => v.rule), [
+    "base imports",
+    "heavy light entry",
+  ]);
+});
+
+Deno.test("a protocol folder imports no other protocol folder; all may import credentials/ and didcomm/", () => {
+  const graph = (): ImportGraph =>
+    new Map([
+      ["compose.ts", ["present_proof/mod.ts", "openid4vp/mod.ts", "issue_credential/mod.ts"]],
+      ["present_proof/mod.ts", ["present_proof/prover.ts"]],
+      ["present_proof/prover.ts", ["credentials/mod.ts", "didcomm/mod.ts"]],
+      ["openid4vp/mod.ts", ["credentials/mod.ts"]],
+      ["issue_credential/mod.ts", ["didcomm/mod.ts", "credentials/mod.ts"]],
+      ["credentials/mod.ts", []],
+      ["didcomm/mod.ts", []],
+    ]);
+  assert.deepEqual(checkImports(graph()), []);
+  const crossing = graph();
+  crossing.set("present_proof/prover.ts", ["credentials/mod.ts", "issue_credential/mod.ts"]);
+  crossing.set("openid4vp/mod.ts", ["credentials/mod.ts", "openid4vci/mod.ts"]);
+  crossing.set("openid4vci/mod.ts", []);
+  assert.deepEqual(checkImports(crossing).map((v) => `${v.rule}: ${v.message}`), [
+    "protocol import: present_proof/prover.ts imports issue_credential/mod.ts",
+    "protocol import: openid4vp/mod.ts imports openid4vci/mod.ts",
+  ]);
 });

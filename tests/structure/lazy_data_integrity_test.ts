@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { denoInfo, staticReach } from "./import_rules.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const ENTRIES = ["src/main.ts", "src/start_app.ts"];
+const ENTRIES = ["src/main.ts", "src/boot/start_app.ts"];
 const DI_PACKAGES = [
   "@digitalbazaar/data-integrity",
   "@digitalbazaar/eddsa-rdfc-2022-cryptosuite",
@@ -24,7 +24,7 @@ Deno.test("no Data Integrity package (data-integrity, the two cryptosuites, thei
     const info = await denoInfo(ROOT, entry);
     const reached = [...staticReach(info.modules, info.roots)].filter(isDiPackage);
     assert.deepEqual(reached, [], entry);
-    if (entry === "src/start_app.ts") {
+    if (entry === "src/boot/start_app.ts") {
       const dynamic = new Set(
         info.modules.flatMap((m) =>
           (m.dependencies ?? []).filter((d) => d.isDynamic === true).map((d) => d.code?.specifier)

@@ -8,7 +8,7 @@ import { denoInfo, type InfoModule, staticReach } from "./import_rules.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 /** The service's start-up: the process entry and the app it loads. */
-const ENTRIES = ["src/main.ts", "src/start_app.ts"];
+const ENTRIES = ["src/main.ts", "src/boot/start_app.ts"];
 /** Packages only plug-in drivers use. */
 const DRIVER_PACKAGES = [
   "ethers",
@@ -31,7 +31,7 @@ Deno.test("no plug-in driver package (ethers, ethr-did-resolver, polygon, pkh) i
     assert.ok(reached.length > 0 || entry === "src/main.ts", `${entry} reaches no npm package?`);
     assert.deepEqual(reached.filter(isDriverPackage), [], entry);
     // The drivers are in the graph, as dynamic imports (so the check above can see them).
-    if (entry === "src/start_app.ts") {
+    if (entry === "src/boot/start_app.ts") {
       const dynamic = info.modules.flatMap((m) =>
         (m.dependencies ?? []).filter((d) => d.isDynamic === true).map((d) => d.code?.specifier)
       );

@@ -3,9 +3,10 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import * as jose from "jose";
 import { createApp } from "../../src/app.ts";
 import { type BuildOptions, buildServices, type Services } from "../../src/compose.ts";
-import { type Config, parseConfig } from "../../src/config.ts";
+import { type Config, parseConfig } from "../../src/config/config.ts";
 import type { AppEnv } from "../../src/http/mod.ts";
-import { setLogLevel } from "../../src/log.ts";
+import { readinessCheck } from "../../src/boot/readiness.ts";
+import { setLogLevel } from "../../src/base/log.ts";
 
 setLogLevel((Deno.env.get("TEST_LOG_LEVEL") as "error") ?? "error");
 
@@ -125,7 +126,10 @@ export async function createTestContext(opts: ContextOptions = {}): Promise<Test
     kv.close();
     throw err;
   }
-  const app = createApp(services, { extraRoutes: opts.extraRoutes?.(services) });
+  const app = createApp(services, {
+    ready: readinessCheck(services),
+    extraRoutes: opts.extraRoutes?.(services),
+  });
   return {
     app,
     services,

@@ -3,7 +3,7 @@
  * these tests with `deno task test`, which pins it in `tests/deno.lock`; skipped with the
  * reason printed where it is not installed, except under `CI=true`), a watcher of console errors
  * and requests, and small helpers for the page. `SCREENSHOTS=update` writes the screenshots shown
- * in the README to `tests/web/screenshots/`.
+ * in src/web/README.md to `tests/web/screenshots/`.
  */
 import assert from "node:assert/strict";
 import { type Browser, launchBrowser, type Page, type PageElement } from "./puppeteer.ts";

@@ -15,7 +15,7 @@ import { expectJson, serveLocal } from "../support/context.ts";
 import { credoInterop } from "../interop/availability.ts";
 import { withCredoIssuer } from "../interop/holder_service.ts";
 import { connectAndIssue } from "../interop/credo_credential.ts";
-import { createProofContext, receiveRequest, sentOn } from "../proofs/helpers.ts";
+import { createProofContext, receiveRequest, sentOn } from "../present_proof/helpers.ts";
 
 Deno.test({
   name: "console: a real Credo verifier's proof request shows who asks and what would be sent; " +

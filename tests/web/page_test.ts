@@ -17,7 +17,7 @@ import {
   createCredentialContext,
   exchangeToCredentialReceived,
   offerMessage,
-} from "../credentials/helpers.ts";
+} from "../issue_credential/helpers.ts";
 import { keys } from "../../src/kv/mod.ts";
 
 /** Triggers a resolution with `act` and waits until the page says it is done. */

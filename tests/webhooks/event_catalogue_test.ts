@@ -11,7 +11,7 @@ import { pendingOutbox } from "../support/outbox.ts";
 import { generateEd25519KeyPair } from "../../src/crypto/ed25519.ts";
 import { configureAgent, invitationTo } from "../didcomm/helpers.ts";
 import { adminToken, receiver, register, sendTest, webhookContext } from "./helpers.ts";
-import { createProofContext, definition, requestMessage } from "../proofs/helpers.ts";
+import { createProofContext, definition, requestMessage } from "../present_proof/helpers.ts";
 import type { OutboxMessage } from "../../src/outbox/mod.ts";
 
 type Json = Record<string, unknown>;

@@ -51,7 +51,7 @@ Deno.test("the secret appears in no later response, no log line and no KV value 
   const lines: string[] = [];
   const orig = { log: console.log, error: console.error, warn: console.warn };
   const capture = (...a: unknown[]) => lines.push(a.map(String).join(" "));
-  const { setLogLevel } = await import("../../src/log.ts");
+  const { setLogLevel } = await import("../../src/base/log.ts");
   const ctx = await webhookContext();
   const rx = receiver((_r, n) => new Response(null, { status: n === 1 ? 500 : 200 }));
   console.log = console.error = console.warn = capture;

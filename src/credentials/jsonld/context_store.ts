@@ -8,7 +8,7 @@
  * @module
  */
 import { keys } from "../../kv/mod.ts";
-import { Lru } from "../../lru.ts";
+import { KV_DATA_MAX, Lru } from "../../base/mod.ts";
 import type { SafeFetch } from "../../outbound/mod.ts";
 import { JsonLdLoaderError, refusedContextMessage } from "./document_loader.ts";
 import type { RemoteContexts } from "./types.ts";
@@ -20,7 +20,7 @@ export interface ContextStoreDeps {
   /** `JSONLD_CONTEXT_ALLOW`: URL prefixes; empty: nothing is fetched. */
   allow: readonly string[];
   now?: () => number;
-  /** Largest context accepted, in bytes (also what fits one KV value). Default 60 000. */
+  /** Largest context accepted, in bytes (also what fits one KV value). Default `KV_DATA_MAX`. */
   maxBytes?: number;
   /** Timeout of the one fetch, ms. Default 5 000. */
   timeoutMs?: number;
@@ -98,7 +98,7 @@ export class ContextStore implements RemoteContexts {
   }
 
   async #fetch(url: string): Promise<string> {
-    const maxBytes = this.#d.maxBytes ?? 60_000;
+    const maxBytes = this.#d.maxBytes ?? KV_DATA_MAX;
     const fail = (why: string) =>
       new JsonLdLoaderError("context_unavailable", url, `The JSON-LD context ${url} ${why}.`);
     let res;

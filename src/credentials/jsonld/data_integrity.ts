@@ -2,12 +2,14 @@
  * W3C Data Integrity proofs (`DataIntegrityProof`, VC Data Integrity 1.0) with Digital Bazaar's
  * libraries: `@digitalbazaar/data-integrity` 2.5.0 and the `eddsa-rdfc-2022` (Ed25519) and
  * `ecdsa-rdfc-2019` (P-256 with SHA-256, P-384 with SHA-384) cryptosuites 1.3.0, the ones the
- * W3C's own test vectors were checked with. They are loaded on the first proof that needs them
- * (concurrent first uses share one import; a failed import is tried again by the next use).
+ * W3C's own test vectors were checked with. They are loaded on the first proof that needs them,
+ * through the one lazy loader (`base/lazy.ts`: concurrent first uses share one import; a failed
+ * import is tried again by the next use).
  *
  * @module
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { lazy } from "../../base/mod.ts";
 
 /** The cryptosuites this service verifies. */
 export const VERIFIED_CRYPTOSUITES = ["eddsa-rdfc-2022", "ecdsa-rdfc-2019"] as const;
@@ -33,21 +35,19 @@ interface Libraries {
   ecdsa: Cryptosuite;
 }
 
-let loading: Promise<Libraries> | undefined;
-
-function libraries(): Promise<Libraries> {
-  loading ??= Promise.all([
+/** The libraries, imported on first use (`base/lazy.ts`). */
+const libraries = lazy<Libraries>(async () => {
+  const [di, eddsa, ecdsa] = await Promise.all([
     import("@digitalbazaar/data-integrity"),
     import("@digitalbazaar/eddsa-rdfc-2022-cryptosuite"),
     import("@digitalbazaar/ecdsa-rdfc-2019-cryptosuite"),
-  ]).then(([di, eddsa, ecdsa]) => ({
+  ]);
+  return {
     DataIntegrityProof: di.DataIntegrityProof as DataIntegrityProofClass,
     eddsa: eddsa.cryptosuite as Cryptosuite,
     ecdsa: ecdsa.cryptosuite as Cryptosuite,
-  }));
-  loading.catch(() => loading = undefined);
-  return loading;
-}
+  };
+});
 
 /** Whether `proof` is a Data Integrity proof of a cryptosuite this service verifies. */
 export function isVerifiedDataIntegrityProof(proof: Record<string, unknown>): boolean {

@@ -1,6 +1,6 @@
 import { BUNDLED_CONTEXTS, DID_V1_URL, LAZY_CONTEXTS } from "./contexts/index.ts";
 import { verificationKeyDocument } from "./verification_key.ts";
-import { Lru } from "../../lru.ts";
+import { Lru } from "../../base/mod.ts";
 import type {
   DocumentLoader,
   LdDidDocument,

@@ -28,6 +28,7 @@
  * @module
  */
 import jsigs from "jsonld-signatures";
+import { isObject } from "../../base/mod.ts";
 
 const { AssertionProofPurpose } = jsigs.purposes;
 
@@ -43,9 +44,7 @@ interface ValidateOptions {
 /** The issuer's id (`issuer` or `issuer.id`), "" when missing. */
 export function issuerIdOf(issuer: unknown): string {
   if (typeof issuer === "string") return issuer;
-  if (typeof issuer === "object" && issuer !== null && typeof (issuer as Json).id === "string") {
-    return (issuer as Json).id as string;
-  }
+  if (isObject(issuer) && typeof issuer.id === "string") return issuer.id;
   return "";
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import * as vc from "@digitalbazaar/vc";
-import { AppError, conflict } from "../../errors.ts";
+import { AppError, conflict } from "../../base/mod.ts";
 import { createDocumentLoader, findLoaderError } from "./document_loader.ts";
 import { createSigningSuite, type LdProofSuiteName, type LdSigningKeyPair } from "./suite.ts";
 import type { DocumentLoader } from "./types.ts";

@@ -33,6 +33,13 @@ export interface LdDidDocument {
  */
 export type ResolveDid = (did: string) => Promise<LdDidDocument | null | undefined>;
 
+/** The {@link ResolveDid} of a DID resolver: its document, or null when it has none. */
+export function resolveDidWith(
+  resolver: { resolve(did: string): Promise<{ didDocument?: unknown }> },
+): ResolveDid {
+  return async (did) => ((await resolver.resolve(did)).didDocument ?? null) as LdDidDocument | null;
+}
+
 /** A JSON-LD remote document as `jsonld` expects a document loader to return. */
 export interface RemoteDocument {
   contextUrl: string | null;

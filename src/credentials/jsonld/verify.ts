@@ -5,6 +5,7 @@ import { dataIntegrityVerifySuites, isVerifiedDataIntegrityProof } from "./data_
 import { createDocumentLoader, findLoaderError } from "./document_loader.ts";
 import { CredentialIssuerPurpose, issuerIdOf } from "./issuer_purpose.ts";
 import type { DocumentLoader, RemoteContexts, ResolveDid } from "./types.ts";
+import { isObject } from "../../base/mod.ts";
 
 /** Options of {@link verifyCredential}. */
 export interface VerifyCredentialOptions {
@@ -60,12 +61,12 @@ export async function verifyCredential(
 ): Promise<VerifyCredentialResult> {
   const doc = credential as Record<string, unknown>;
   const issuer = issuerIdOf(doc.issuer);
-  const proofs = ([] as unknown[]).concat(doc.proof ?? []).filter(isRecord);
+  const proofs = ([] as unknown[]).concat(doc.proof ?? []).filter(isObject);
   const proof = proofs.find(supported) ?? proofs[0];
   const vm = proof?.verificationMethod;
   const verificationMethod = typeof vm === "string"
     ? vm
-    : isRecord(vm) && typeof vm.id === "string"
+    : isObject(vm) && typeof vm.id === "string"
     ? vm.id
     : undefined;
   const fail = (error: string): VerifyCredentialResult => ({
@@ -117,10 +118,6 @@ export async function verifyCredential(
   }
 }
 
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
-
 /**
  * Flattens jsonld-signatures / jsonld error wrappers into one readable line.
  * A document loader refusal is reported by its own message alone, and a
@@ -130,12 +127,12 @@ function describe(error: unknown, depth = 0): string {
   const loaderError = findLoaderError(error);
   if (loaderError) return loaderError.message;
   if (depth > 5 || error === undefined || error === null) return "";
-  if (!isRecord(error) && !(error instanceof Error)) return String(error);
+  if (!isObject(error) && !(error instanceof Error)) return String(error);
   const e = error as Record<string, unknown> & { message?: unknown };
   const parts: string[] = [];
   if (typeof e.message === "string" && e.message) parts.push(e.message);
-  const details = isRecord(e.details) ? e.details : undefined;
-  const event = isRecord(details?.event) ? details.event : undefined;
+  const details = isObject(e.details) ? e.details : undefined;
+  const event = isObject(details?.event) ? details.event : undefined;
   if (event) {
     parts.push(`${String(event.message ?? event.code)} ${JSON.stringify(event.details ?? {})}`);
   }
@@ -149,4 +146,15 @@ function describe(error: unknown, depth = 0): string {
     if (text) parts.push(text);
   }
   return [...new Set(parts)].join(": ");
+}
+
+/**
+ * The proof check of a JSON-LD credential as other features call it (the status lists' own
+ * credentials): {@link verifyCredential} with the service's resolver, contexts and clock.
+ */
+export function ldVerifier(
+  opts: Omit<VerifyCredentialOptions, "now"> & { now: () => number },
+): (credential: Record<string, unknown>) => Promise<VerifyCredentialResult> {
+  const { now, ...rest } = opts;
+  return (credential) => verifyCredential(credential, { ...rest, now: new Date(now()) });
 }

@@ -5,8 +5,8 @@
  */
 import { base64urlnopad } from "@scure/base";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { validatePublicKey } from "../key_material.ts";
-import type { KeyType } from "../multicodec.ts";
+import { validatePublicKey } from "../keys/key_material.ts";
+import type { KeyType } from "../keys/multicodec.ts";
 import {
   DERIVED_DID_TRAITS,
   type DidDocument,

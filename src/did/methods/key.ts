@@ -10,8 +10,8 @@ import {
   type KeyRepresentation,
   validatePublicKey,
   verificationMethodFor,
-} from "../key_material.ts";
-import { decodeMultibaseKey, encodeMultibaseKey, type MulticodecKey } from "../multicodec.ts";
+} from "../keys/key_material.ts";
+import { decodeMultibaseKey, encodeMultibaseKey, type MulticodecKey } from "../keys/multicodec.ts";
 import {
   DERIVED_DID_TRAITS,
   type DidDocument,

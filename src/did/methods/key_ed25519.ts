@@ -4,7 +4,7 @@
  * field exponentiation checks the key and gives its X25519 key agreement key.
  */
 import { decodeEd25519 } from "../../crypto/lite.ts";
-import { decodeMultibaseKey, encodeBase58, encodeMultibaseKey } from "../multicodec.ts";
+import { decodeMultibaseKey, encodeBase58, encodeMultibaseKey } from "../keys/multicodec.ts";
 import {
   type DidDocument,
   type DidResolutionResult,
@@ -15,7 +15,7 @@ import {
   type VerificationMethod,
   withServedFromCache,
 } from "../types.ts";
-import { BASE58_TYPES, contextFor } from "../verification_method.ts";
+import { BASE58_TYPES, contextFor } from "../keys/verification_method.ts";
 
 /** A did:key of an Ed25519 key: base58btc only, no path, query or fragment. */
 const DID_KEY = /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/;

@@ -3,7 +3,7 @@
  * did:key), 2 (keys and services in the DID) and 4 (hashed long form; short form once the long form
  * was seen). Numalgo 1 and 3 need out-of-band state and are reported as not supported.
  */
-import type { KeyRepresentation } from "../key_material.ts";
+import type { KeyRepresentation } from "../keys/key_material.ts";
 import {
   DERIVED_DID_TRAITS,
   type DidMethod,
@@ -13,14 +13,14 @@ import {
   resolutionSuccess,
 } from "../types.ts";
 import { keyDocument } from "./key.ts";
-import { peer2Document } from "./peer_numalgo2.ts";
+import { peer2Document } from "./peer/numalgo2.ts";
 import {
   contextualizePeer4,
   decodePeer4LongForm,
   isPeer4LongForm,
   isPeer4ShortForm,
-} from "./peer_numalgo4.ts";
-import { InMemoryPeerLongFormStore, type PeerLongFormStore } from "./peer_store.ts";
+} from "./peer/numalgo4.ts";
+import { InMemoryPeerLongFormStore, type PeerLongFormStore } from "./peer/store.ts";
 
 export {
   createPeerDid2,
@@ -28,7 +28,7 @@ export {
   peer2Document,
   peer2ToPeer3,
   type PeerServiceInput,
-} from "./peer_numalgo2.ts";
+} from "./peer/numalgo2.ts";
 export {
   contextualizePeer4,
   createPeerDid4,
@@ -36,8 +36,8 @@ export {
   decodePeer4LongForm,
   isPeer4LongForm,
   isPeer4ShortForm,
-} from "./peer_numalgo4.ts";
-export { InMemoryPeerLongFormStore, type PeerLongFormStore } from "./peer_store.ts";
+} from "./peer/numalgo4.ts";
+export { InMemoryPeerLongFormStore, type PeerLongFormStore } from "./peer/store.ts";
 
 /** Options of `createPeerMethod`. */
 export interface PeerMethodOptions {

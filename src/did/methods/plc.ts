@@ -27,6 +27,8 @@ import {
   type DidVersion,
   resolutionError,
 } from "../types.ts";
+import { lazy } from "../../base/mod.ts";
+import { readVersion } from "../version.ts";
 
 /** Options of `createPlcMethod`. */
 export interface PlcMethodOptions {
@@ -44,13 +46,10 @@ export interface PlcMethodOptions {
 export const PLC_MAX_BYTES = 1024 * 1024;
 
 const PLC_ID = /^[a-z2-7]{24}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
 const decoder = new TextDecoder();
 
-type Plc = typeof import("./plc/mod.ts");
-let plc: Promise<Plc> | undefined;
-/** The verifier (DAG-CBOR, multiformats, curves), loaded once on first use. */
-const loadPlc = () => plc ??= import("./plc/mod.ts");
+/** The verifier (DAG-CBOR, multiformats, curves), loaded on first use. */
+const loadPlc = lazy(() => import("./plc/mod.ts"));
 
 /** A version selection: a CID and/or a time in ms, or why the parameters are refused. */
 function selection(v: DidVersion | undefined): { cid?: string; time?: number } | string {
@@ -58,15 +57,11 @@ function selection(v: DidVersion | undefined): { cid?: string; time?: number } |
   if (v.versionNumber !== undefined) {
     return "did:plc versions have no numbers; select one with versionId (an operation CID) or versionTime";
   }
+  const read = readVersion(v);
+  if (typeof read === "string") return read;
   const out: { cid?: string; time?: number } = {};
-  if (v.versionId !== undefined) out.cid = v.versionId;
-  if (v.versionTime !== undefined) {
-    const t = Date.parse(v.versionTime);
-    if (!DATE_TIME.test(v.versionTime) || !Number.isFinite(t)) {
-      return "versionTime must be an RFC 3339 date-time such as 2025-01-31T12:00:00Z";
-    }
-    out.time = t;
-  }
+  if (read.versionId !== undefined) out.cid = read.versionId;
+  if (read.versionTime !== undefined) out.time = read.versionTime.getTime();
   return out;
 }
 

@@ -15,6 +15,7 @@ import {
   resolutionError,
   type ResolveContext,
 } from "../types.ts";
+import { isObject } from "../../base/mod.ts";
 
 /** Options of `createUniversalResolver`. */
 export interface UniversalResolverOptions {
@@ -63,9 +64,6 @@ function statusCode(status: number): DidResolutionErrorCode {
   if (status === 501) return "methodNotSupported";
   return "internalError";
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Creates the fallback resolver. */
 export function createUniversalResolver(options: UniversalResolverOptions): FallbackResolver {

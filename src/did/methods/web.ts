@@ -98,12 +98,30 @@ export function parseWebDocument(did: string, body: Uint8Array): Result<DidDocum
   return ok(doc as DidDocument);
 }
 
-function fetchFailure(err: unknown, url: string): DidResolutionResult {
-  if (err instanceof SafeFetchError) {
-    return resolutionError("internalError", `fetching ${url} failed: ${err.message}`);
-  }
-  const why = err instanceof Error ? err.message : String(err);
+/** A fetch from the DID's host that failed (no answer, refused by the outbound policy, …). */
+export function fetchFailure(err: unknown, url: string): DidResolutionResult {
+  const why = err instanceof SafeFetchError || err instanceof Error ? err.message : String(err);
   return resolutionError("internalError", `fetching ${url} failed: ${why}`);
+}
+
+/**
+ * What the host's HTTP status says, when it is not 200: 404 or 410, there is no such DID
+ * (`notFound`); anything else, the host failed (`internalError`). `what` names the file ("DID
+ * document", "DID log").
+ */
+export function hostStatusError(
+  url: string,
+  status: number,
+  did: string,
+  what: string,
+): DidResolutionResult | undefined {
+  if (status === 404 || status === 410) {
+    return resolutionError("notFound", `${url} answered ${status}: there is no ${what} for ${did}`);
+  }
+  if (status !== 200) {
+    return resolutionError("internalError", `${url} answered ${status} instead of a ${what}`);
+  }
+  return undefined;
 }
 
 /** Creates the did:web driver. Not deterministic: results are cached by the caching decorator. */
@@ -135,18 +153,8 @@ export function createWebMethod(options: WebMethodOptions): DidMethod {
       } catch (err) {
         return fetchFailure(err, url.value);
       }
-      if (res.status === 404 || res.status === 410) {
-        return resolutionError(
-          "notFound",
-          `${url.value} answered ${res.status}: there is no DID document for ${parsed.did}`,
-        );
-      }
-      if (res.status !== 200) {
-        return resolutionError(
-          "internalError",
-          `${url.value} answered ${res.status} instead of a DID document`,
-        );
-      }
+      const refused = hostStatusError(url.value, res.status, parsed.did, "DID document");
+      if (refused) return refused;
       const doc = parseWebDocument(parsed.did, res.body);
       if (!doc.ok) return resolutionError("internalError", `${doc.message} (${url.value})`);
       const contentType = doc.value["@context"] === undefined

@@ -9,7 +9,8 @@
  *   (SCID, hash chain, proofs by the authorized update keys, pre-rotation, witnesses, version
  *   times, portability, deactivation), given the files fetched here: the library makes no request
  *   of its own. It is loaded on first use, so it costs nothing at start.
- * - Versions: `versionId`, `versionTime` and `versionNumber` select earlier versions.
+ * - Versions: `versionId`, `versionTime` and `versionNumber` select earlier versions (read by
+ *   `../version.ts`).
  * - Results: the document and `didDocumentMetadata` (`versionId`, `versionNumber`, `created`,
  *   `updated`, `deactivated`); a deactivated DID has no document and answers 410. A log that fails
  *   verification is `invalidDid`, its message naming the rule; no log is `notFound`.
@@ -17,16 +18,17 @@
  * @module
  */
 import { verifyEd25519 } from "../../crypto/mod.ts";
-import { type SafeFetch, SafeFetchError } from "../../outbound/mod.ts";
+import type { SafeFetch } from "../../outbound/mod.ts";
 import {
   type DidDocument,
   type DidMethod,
   type DidResolutionResult,
-  type DidVersion,
   type ParsedDid,
   resolutionError,
 } from "../types.ts";
-import { didWebUrl } from "./web.ts";
+import { readVersion } from "../version.ts";
+import { didWebUrl, fetchFailure, hostStatusError } from "./web.ts";
+import { lazy } from "../../base/mod.ts";
 
 /** Options of `createWebvhMethod`. */
 export interface WebvhMethodOptions {
@@ -50,10 +52,8 @@ interface LogEntry {
   [member: string]: unknown;
 }
 
-type Library = typeof import("didwebvh-ts");
-let library: Promise<Library> | undefined;
-/** didwebvh-ts, loaded once on first use. */
-const loadLibrary = () => library ??= import("didwebvh-ts");
+/** didwebvh-ts, loaded on first use. */
+const loadLibrary = lazy(() => import("didwebvh-ts"));
 
 /** The library's verifier: strict Ed25519 (the library strips the multicodec prefix). */
 const verifier = {
@@ -102,28 +102,6 @@ export function parseLog(body: Uint8Array): LogEntry[] | string {
   return entries.length === 0 ? "did.jsonl has no entries" : entries;
 }
 
-/** The library's resolution options for a version selection, or why it is not one. */
-function versionOptions(
-  v: DidVersion | undefined,
-): { versionId?: string; versionTime?: Date; versionNumber?: number } | string {
-  if (v === undefined) return {};
-  const out: { versionId?: string; versionTime?: Date; versionNumber?: number } = {};
-  if (v.versionId !== undefined) out.versionId = v.versionId;
-  if (v.versionNumber !== undefined) {
-    const n = Number(v.versionNumber);
-    if (!Number.isInteger(n) || n < 1) return "versionNumber must be a whole number from 1";
-    out.versionNumber = n;
-  }
-  if (v.versionTime !== undefined) {
-    const t = new Date(v.versionTime);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(v.versionTime) || Number.isNaN(t.getTime())) {
-      return "versionTime must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z";
-    }
-    out.versionTime = t;
-  }
-  return out;
-}
-
 /** Creates the did:webvh driver (a network method: the cache keeps its results for the TTL). */
 export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
   const timeoutMs = options.timeoutMs ?? 5000;
@@ -155,7 +133,7 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       if ("error" in where) {
         return resolutionError("invalidDid", `invalid did:webvh: ${where.error}`);
       }
-      const selection = versionOptions(ctx.version);
+      const selection = readVersion(ctx.version);
       if (typeof selection === "string") return resolutionError("invalidDidUrl", selection);
 
       let res;
@@ -164,18 +142,8 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       } catch (err) {
         return fetchFailure(err, where.url);
       }
-      if (res.status === 404 || res.status === 410) {
-        return resolutionError(
-          "notFound",
-          `${where.url} answered ${res.status}: there is no DID log for ${parsed.did}`,
-        );
-      }
-      if (res.status !== 200) {
-        return resolutionError(
-          "internalError",
-          `${where.url} answered ${res.status} instead of a DID log`,
-        );
-      }
+      const refused = hostStatusError(where.url, res.status, parsed.did, "DID log");
+      if (refused) return refused;
       const log = parseLog(res.body);
       if (typeof log === "string") return resolutionError("invalidDid", `${log} (${where.url})`);
 
@@ -203,7 +171,7 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       }
 
       const { resolveDIDFromLog } = await loadLibrary();
-      let out: Awaited<ReturnType<Library["resolveDIDFromLog"]>>;
+      let out: Awaited<ReturnType<typeof resolveDIDFromLog>>;
       try {
         out = await resolveDIDFromLog(log as never, {
           ...selection,
@@ -245,11 +213,6 @@ export function createWebvhMethod(options: WebvhMethodOptions): DidMethod {
       };
     },
   };
-}
-
-function fetchFailure(err: unknown, url: string): DidResolutionResult {
-  const why = err instanceof SafeFetchError || err instanceof Error ? err.message : String(err);
-  return resolutionError("internalError", `fetching ${url} failed: ${why}`);
 }
 
 function errorText(err: unknown): string {

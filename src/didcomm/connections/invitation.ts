@@ -5,11 +5,10 @@
  *
  * @module
  */
-import { conflict } from "../../errors.ts";
+import { conflict, log } from "../../base/mod.ts";
 import { keys, uuidv7 } from "../../kv/mod.ts";
-import { log } from "../../log.ts";
 import type { DidcommDeps } from "../deps.ts";
-import type { InboundContext, MessageHandlers } from "../handlers.ts";
+import type { InboundContext, MessageHandlerTable } from "../handlers.ts";
 import { type DidCommMessage, MessageTypes, Protocols } from "../messages.ts";
 import { type ParsedInvitation, parseInvitation } from "../oob.ts";
 import { queueMessageOn } from "../outbound.ts";
@@ -123,12 +122,14 @@ function handleHandshakeProblem(ctx: InboundContext): void {
   saveConnection(ctx.op, ctx.connectionEntry, next, ctx.now);
 }
 
-/** Registers the handshake message handlers. */
-export function registerHandshakeHandlers(handlers: MessageHandlers, deps: DidcommDeps): void {
-  const handshake = { acceptBeforeCompleted: true };
-  handlers.register(MessageTypes.didExchangeResponse, didExchangeResponseHandler(deps), handshake);
-  handlers.register(MessageTypes.connectionsResponse, connectionsResponseHandler(deps), handshake);
-  handlers.register(MessageTypes.didExchangeProblemReport, handleHandshakeProblem, handshake);
-  handlers.register(MessageTypes.connectionsProblemReport, handleHandshakeProblem, handshake);
-  handlers.register(MessageTypes.problemReport, handleHandshakeProblem, handshake);
+/** The handshake message handlers (they authenticate the sender themselves). */
+export function handshakeHandlers(deps: DidcommDeps): MessageHandlerTable {
+  const options = { acceptBeforeCompleted: true };
+  return {
+    [MessageTypes.didExchangeResponse]: { handler: didExchangeResponseHandler(deps), options },
+    [MessageTypes.connectionsResponse]: { handler: connectionsResponseHandler(deps), options },
+    [MessageTypes.didExchangeProblemReport]: { handler: handleHandshakeProblem, options },
+    [MessageTypes.connectionsProblemReport]: { handler: handleHandshakeProblem, options },
+    [MessageTypes.problemReport]: { handler: handleHandshakeProblem, options },
+  };
 }

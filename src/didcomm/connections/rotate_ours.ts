@@ -13,12 +13,11 @@
  *
  * @module
  */
-import { conflict, notFound } from "../../errors.ts";
+import { conflict, log, notFound } from "../../base/mod.ts";
 import { atomicUpdate, keys } from "../../kv/mod.ts";
-import { log } from "../../log.ts";
 import { enqueue, type HandlerResult, type OutboxHandler } from "../../outbox/mod.ts";
 import type { DidcommDeps } from "../deps.ts";
-import type { InboundContext, MessageHandlers } from "../handlers.ts";
+import type { InboundContext, MessageHandlerTable } from "../handlers.ts";
 import { type DidCommMessage, newMessageId, threadIdOf } from "../messages.ts";
 import { queueMessageOn } from "../outbound.ts";
 import { createConnectionDid } from "./connection_did.ts";
@@ -250,8 +249,10 @@ export async function hangUp(
   return next;
 }
 
-/** Registers the handlers of the rotating side (on completed connections, from the other side). */
-export function registerRotatingHandlers(handlers: MessageHandlers): void {
-  handlers.register(DidRotateTypes.ack, handleRotateAck);
-  handlers.register(DidRotateTypes.problemReport, handleRotateProblem);
+/** The handlers of the rotating side (on completed connections, from the other side). */
+export function rotatingHandlers(): MessageHandlerTable {
+  return {
+    [DidRotateTypes.ack]: handleRotateAck,
+    [DidRotateTypes.problemReport]: handleRotateProblem,
+  };
 }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { log } from "../../log.ts";
-import type { InboundContext, MessageHandlers } from "../handlers.ts";
+import { log } from "../../base/mod.ts";
+import type { InboundContext, MessageHandlerTable } from "../handlers.ts";
 import { newMessageId, threadIdOf } from "../messages.ts";
 import { queueMessageOn } from "../outbound.ts";
 import { DidCommProblem } from "../problem_report.ts";
@@ -85,11 +85,10 @@ function handleHangup(ctx: InboundContext): void {
   }, ctx.now);
 }
 
-/** Registers the handlers of the observing side (on completed connections, from the other side). */
-export function registerObservingHandlers(
-  handlers: MessageHandlers,
-  resolver: DidcommResolver,
-): void {
-  handlers.register(DidRotateTypes.rotate, rotateHandler(resolver));
-  handlers.register(DidRotateTypes.hangup, handleHangup);
+/** The handlers of the observing side (on completed connections, from the other side). */
+export function observingHandlers(resolver: DidcommResolver): MessageHandlerTable {
+  return {
+    [DidRotateTypes.rotate]: rotateHandler(resolver),
+    [DidRotateTypes.hangup]: handleHangup,
+  };
 }

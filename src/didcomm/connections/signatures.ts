@@ -10,11 +10,9 @@
 import { base64urlnopad } from "@scure/base";
 import { bytesToVerkey, toVerkey, verifyEd25519, verkeyToBytes } from "../../crypto/mod.ts";
 import { DidCommProblem } from "../problem_report.ts";
+import { isObject } from "../../base/mod.ts";
 
 const utf8 = new TextEncoder();
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** Lenient base64 / base64url decode (padded or not). */
 export function decodeB64(value: unknown): Uint8Array | undefined {
   if (typeof value !== "string" || !/^[A-Za-z0-9_\-+/]*={0,2}$/.test(value)) return undefined;

@@ -24,6 +24,7 @@ import * as bitstringStatusListContext from "@digitalbazaar/vc-bitstring-status-
 import statusList2021Context from "@digitalbazaar/vc-status-list-context";
 import ed25519Signature2018Context from "ed25519-signature-2018-context";
 import ed25519Signature2020Context from "ed25519-signature-2020-context";
+import { lazy } from "../../../base/mod.ts";
 import didV1 from "./did_v1.json" with { type: "json" };
 import x25519V2019 from "./x25519_2019_v1.json" with { type: "json" };
 import x25519V2020 from "./x25519_2020_v1.json" with { type: "json" };
@@ -88,26 +89,20 @@ const entries: Array<[string, object]> = [
 /** Every bundled context document by URL (read-only: never mutate a document). */
 export const BUNDLED_CONTEXTS: ReadonlyMap<string, object> = new Map(entries);
 
-type LazyPackage = () => Promise<ContextMap>;
-const dataIntegrityContexts: LazyPackage = () => import("@digitalbazaar/data-integrity-context");
-const multikeyContexts: LazyPackage = () => import("@digitalbazaar/multikey-context");
+const dataIntegrityContexts = lazy<ContextMap>(() =>
+  import("@digitalbazaar/data-integrity-context")
+);
+const multikeyContexts = lazy<ContextMap>(() => import("@digitalbazaar/multikey-context"));
 
 /**
- * Bundled contexts read on first use, by URL: their packages load when a document first names one
- * (concurrent first uses share the import; a failed import is tried again next time).
+ * Bundled contexts read on first use, by URL: their packages load (through `base/lazy.ts`) when a
+ * document first names one; concurrent first uses share the import, a failed import is tried again
+ * next time.
  */
 export const LAZY_CONTEXTS: ReadonlyMap<string, () => Promise<object>> = new Map(
   ([
     [DATA_INTEGRITY_V1_URL, dataIntegrityContexts],
     [DATA_INTEGRITY_V2_URL, dataIntegrityContexts],
     [MULTIKEY_V1_URL, multikeyContexts],
-  ] as const).map(([url, load]) => {
-    let loading: Promise<object> | undefined;
-    const read = () => {
-      loading ??= load().then((pkg) => fromPackage(pkg, url));
-      loading.catch(() => loading = undefined);
-      return loading;
-    };
-    return [url, read];
-  }),
+  ] as const).map(([url, load]) => [url, async () => fromPackage(await load(), url)]),
 );

@@ -1,3 +1,4 @@
+import { isObject } from "../../../base/mod.ts";
 /**
  * The entries of a PLC directory's audit log (`GET {directory}/{did}/log/audit`), read strictly:
  * each operation must have exactly the members of one of the three kinds the PLC specification
@@ -80,8 +81,6 @@ const MEMBERS = {
   plc_tombstone: ["type", "prev", "sig"],
 } as const;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const isStringArray = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((s) => typeof s === "string");
 

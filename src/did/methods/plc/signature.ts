@@ -10,7 +10,7 @@
 import { p256 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { base64urlnopad } from "@scure/base";
-import { decodeMultibaseKey } from "../../multicodec.ts";
+import { decodeMultibaseKey } from "../../keys/multicodec.ts";
 
 const CURVES = { "P-256": p256, "secp256k1": secp256k1 } as const;
 
