@@ -227,7 +227,17 @@ export async function buildServices(
     credentials,
     contexts,
   });
-  const openid4vcDeps = { kv, secrets, safeFetch, resolver, dispatcher, status, credentials, now };
+  const openid4vcDeps = {
+    kv,
+    secrets,
+    safeFetch,
+    resolver,
+    dispatcher,
+    status,
+    credentials,
+    contexts,
+    now,
+  };
   const openid4vc = new Oid4vcHolder({ ...openid4vcDeps, wallet });
   const openid4vp = new Oid4vpHolder({
     kv,

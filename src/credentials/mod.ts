@@ -26,8 +26,12 @@ export { ContextStore, type ContextStoreDeps } from "./jsonld/context_store.ts";
 export { createDocumentLoader } from "./jsonld/document_loader.ts";
 export { ldpTypes } from "./jsonld/ldp_types.ts";
 export { type LdpSigningKey, presentLdp } from "./jsonld/present.ts";
-export { signPresentation, type SignPresentationOptions } from "./jsonld/sign_presentation.ts";
-export type { LdProofSuiteName } from "./jsonld/suite.ts";
+export {
+  onPresentationContext,
+  signPresentation,
+  type SignPresentationOptions,
+} from "./jsonld/sign_presentation.ts";
+export { type LdProofSuiteName, presentationSuite, SIGNABLE_PROOF_TYPES } from "./jsonld/suite.ts";
 export {
   type DocumentLoader,
   type LdDidDocument,

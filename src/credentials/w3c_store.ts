@@ -15,8 +15,9 @@ export interface W3cCredentialRecord {
   updatedAt: string;
   /** The signed credential exactly as received. */
   credential: Record<string, unknown>;
-  /** The exchange that brought it. */
+  /** The exchange that brought it (an Issue Credential exchange, or an OpenID4VCI offer). */
   credentialExchangeId: string;
+  /** Its connection ("" for a credential from an OpenID4VCI offer). */
   connectionId: string;
   _tags: {
     claimFormat: "ldp_vc";
@@ -36,7 +37,10 @@ export type W3cCredentialView = W3cCredentialRecord & { status: CredentialStatus
 export function newW3cRecord(input: {
   id: string;
   credential: Record<string, unknown>;
-  /** The exchange that brought it. */
+  /**
+   * What brought it: an Issue Credential exchange and its connection, or an OpenID4VCI offer with
+   * no connection ("").
+   */
   exchange: { id: string; connectionId: string };
   now: number;
 }): W3cCredentialRecord {

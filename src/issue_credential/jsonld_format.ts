@@ -14,11 +14,23 @@ import { findFormatAttachment } from "../didcomm/mod.ts";
 /** A decoded `ld-proof-vc-detail`: the credential to issue and the proof options. */
 export interface LdProofVcDetail extends Record<string, unknown> {
   credential: Record<string, unknown>;
-  options: Record<string, unknown> & { proofType: string; proofPurpose?: string };
+  /** `cryptosuite`: with `proofType` `DataIntegrityProof`, the one the issuer will sign with. */
+  options: Record<string, unknown> & {
+    proofType: string;
+    proofPurpose?: string;
+    cryptosuite?: string;
+  };
 }
 
-/** Proof suites this holder can verify. */
-export const SUPPORTED_PROOF_TYPES = ["Ed25519Signature2018", "Ed25519Signature2020"];
+/** Proof types this holder can verify (`DataIntegrityProof`: of {@link SUPPORTED_CRYPTOSUITES}). */
+export const SUPPORTED_PROOF_TYPES = [
+  "Ed25519Signature2018",
+  "Ed25519Signature2020",
+  "DataIntegrityProof",
+];
+
+/** The Data Integrity cryptosuites this holder can verify. */
+export const SUPPORTED_CRYPTOSUITES = ["eddsa-rdfc-2022", "ecdsa-rdfc-2019"];
 
 /** Formats we recognise but cannot process (no AnonCreds library can be installed here). */
 const ANONCREDS_FORMATS = [
@@ -151,6 +163,20 @@ export function parseOffer(message: Json): OfferParse {
       }`,
     };
   }
+  const suite = detail.options.cryptosuite;
+  if (
+    detail.options.proofType === "DataIntegrityProof" && suite !== undefined &&
+    !SUPPORTED_CRYPTOSUITES.includes(String(suite))
+  ) {
+    return {
+      ok: false,
+      kind: "unsupported",
+      format: LD_PROOF_VC_DETAIL,
+      reason: `the Data Integrity cryptosuite "${String(suite)}" is not supported; use ${
+        SUPPORTED_CRYPTOSUITES.join(" or ")
+      }`,
+    };
+  }
   const issuer = detail.credential.issuer;
   return {
     ok: true,
@@ -161,6 +187,7 @@ export function parseOffer(message: Json): OfferParse {
         issuer: typeof issuer === "string" ? issuer : (issuer as Json).id,
         type: detail.credential.type,
         proofType: detail.options.proofType,
+        ...(typeof suite === "string" ? { cryptosuite: suite } : {}),
         proofPurpose: detail.options.proofPurpose ?? "assertionMethod",
       },
     },

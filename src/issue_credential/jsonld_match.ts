@@ -15,6 +15,8 @@ const ISSUER_ADDED = new Set(["proof", "id", "issuanceDate", "validFrom"]);
 const SUITE_CONTEXTS = new Set([
   "https://w3id.org/security/suites/ed25519-2020/v1",
   "https://w3id.org/security/suites/ed25519-2018/v1",
+  "https://w3id.org/security/data-integrity/v2",
+  "https://w3id.org/security/data-integrity/v1",
 ]);
 
 /** The received `@context` is the requested one, possibly followed by proof suite contexts. */
@@ -41,7 +43,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 /**
  * Why `credential` is not what `request` asked for, or undefined when it is: the same credential
  * apart from its proof and fields the issuer may add (`id`, `issuanceDate`, `validFrom` when the
- * request had none; its proof suite's context appended to `@context`), and a proof of the requested type, purpose, domain, challenge and creation.
+ * request had none; its proof suite's context appended to `@context`), and a proof of the requested
+ * type (and cryptosuite, when the request names one), purpose, domain, challenge and creation.
  */
 export function credentialMismatch(credential: Json, request: LdProofVcDetail): string | undefined {
   const proof = credential.proof;
@@ -49,6 +52,11 @@ export function credentialMismatch(credential: Json, request: LdProofVcDetail): 
   const opts = request.options;
   if (proof.type !== opts.proofType) {
     return `the proof type "${String(proof.type)}" is not the requested "${opts.proofType}"`;
+  }
+  if (opts.cryptosuite !== undefined && proof.cryptosuite !== opts.cryptosuite) {
+    return `the proof cryptosuite "${
+      String(proof.cryptosuite)
+    }" is not the requested "${opts.cryptosuite}"`;
   }
   const purpose = opts.proofPurpose ?? "assertionMethod";
   if (proof.proofPurpose !== purpose) {

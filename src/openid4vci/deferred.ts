@@ -29,7 +29,8 @@ import {
   type PollOutcome,
   withTokens,
 } from "./deferred_poll.ts";
-import { addReceipt, type Receipt, verifyReceipt } from "./receipt.ts";
+import { offeredTypes } from "./ldp_receipt.ts";
+import { addReceipt, type Receipt, receiptIds, verifyReceipt } from "./receipt.ts";
 import type { DeferredState, StoredOffer } from "./record.ts";
 import { CredentialRejected } from "../credentials/mod.ts";
 import { addOfferUpdate, readOffer } from "./store.ts";
@@ -37,7 +38,7 @@ import { addOfferUpdate, readOffer } from "./store.ts";
 export { clampInterval, type DeferredDeps };
 
 /** No credentials to store. */
-const NOTHING: Receipt = { records: [], statuses: new Map() };
+const NOTHING: Receipt = { orgId: "", credentials: [], statuses: new Map() };
 
 /** Outbox kind of a poll. */
 export const DEFERRED_KIND = "oid4vci.deferred";
@@ -131,13 +132,14 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
           offerId,
           credentialIssuer: rec.credentialIssuer,
           expectedVct: (c) => vctOf(entry.value, c),
+          expectedTypes: (c) => typesOf(entry.value, c),
         }, outcome.issued);
       } catch (err) {
         if (!(err instanceof CredentialRejected)) throw err;
         await commit(entry, { state: "failed", errorMessage: err.message }, NOTHING, undefined);
         return { ok: true };
       }
-      const credentialIds = [...rec.credentialIds, ...receipt.records.map((r) => r.id)];
+      const credentialIds = [...rec.credentialIds, ...receiptIds(receipt)];
       if (outcome.pending.length === 0) {
         await commit(entry, { state: "done", credentialIds }, receipt, undefined);
       } else if (deps.now() >= d.until) {
@@ -188,4 +190,13 @@ export function deferredHandler(deps: DeferredDeps): OutboxHandler<DeferredJob> 
 export function vctOf(stored: StoredOffer, configurationId: string): string | undefined {
   const c = stored.metadata?.credentialIssuer.credential_configurations_supported[configurationId];
   return typeof c?.vct === "string" ? c.vct : undefined;
+}
+
+/** The types an `ldp_vc` configuration of the offer promised, when it names them. */
+export function typesOf(stored: StoredOffer, configurationId: string): string[] | undefined {
+  return offeredTypes(
+    stored.metadata?.credentialIssuer.credential_configurations_supported[configurationId] as
+      | Record<string, unknown>
+      | undefined,
+  );
 }

@@ -12,9 +12,9 @@ import type { SecretBox } from "../crypto/mod.ts";
 import type { DidResolver } from "../did/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 import type { Dispatcher } from "../outbox/mod.ts";
+import type { CredentialStore, RemoteContexts } from "../credentials/mod.ts";
 import type { StatusService } from "../status/mod.ts";
-import type { CredentialStore } from "../credentials/mod.ts";
-import { compactsOf, type Deferral, type IssuedCredential } from "./issuance.ts";
+import { credentialsOf, type Deferral, isLdpFormat, type IssuedCredential } from "./issuance.ts";
 import { bearerError, IssuerError, issuerFailure } from "./issuer_fetch.ts";
 import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
 import { type DeferredState, offerRefreshAad, offerTokenAad, type StoredOffer } from "./record.ts";
@@ -39,6 +39,8 @@ export interface DeferredDeps {
   status: Pick<StatusService, "statusOf">;
   /** The org's stored credentials: what a poll brings is added there. */
   credentials: Pick<CredentialStore, "add">;
+  /** JSON-LD contexts that are not bundled, for `ldp_vc` credentials (`receipt.ts`). */
+  contexts?: RemoteContexts;
   now: () => number;
 }
 
@@ -136,11 +138,13 @@ export async function pollDeferred(
         intervalS = clampInterval(answer.interval);
         continue;
       }
-      const compacts = compactsOf(answer);
-      if (compacts.length === 0) {
+      const format = stored.metadata!.credentialIssuer
+        .credential_configurations_supported[t.configurationId]?.format;
+      const credentials = credentialsOf(answer, isLdpFormat(format));
+      if (credentials.length === 0) {
         return { kind: "failed", message: "The issuer's deferred answer holds no credential." };
       }
-      for (const compact of compacts) issued.push({ ...t, compact });
+      for (const credential of credentials) issued.push({ ...t, credential });
     } catch (err) {
       const e = issuerFailure(libs, err, "deferred credential", "bad-credential");
       if (e instanceof IssuerError && e.oauthError === "issuance_pending") {

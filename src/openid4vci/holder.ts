@@ -1,8 +1,9 @@
 /**
  * The OpenID4VCI holder service: receives credential offers, accepts them with the
  * pre-authorized code flow (`@openid4vc/openid4vci`: token, nonce, proofs of possession signed by
- * the org's wallet keys, the credentials), verifies every SD-JWT VC and stores them, or declines
- * them. A deferred issuance leaves the offer `deferred` and is polled to its end (`deferred.ts`).
+ * the org's wallet keys, the credentials), verifies every SD-JWT VC and W3C JSON-LD credential
+ * (`ldp_vc`) and stores them in the org's credential store, or declines them. A deferred issuance
+ * leaves the offer `deferred` and is polled to its end (`deferred.ts`).
  * Records, stored credentials, the next poll and `credential.state_changed` events commit
  * together.
  *
@@ -13,13 +14,13 @@ import type { Wallet } from "../agents/mod.ts";
 import { badRequest, conflict, notFound, wrongState } from "../base/mod.ts";
 import { atomicUpdate, keys, type Page, uuidv7, withLease } from "../kv/mod.ts";
 import { issuerClient } from "./client.ts";
-import { addPoll, clampInterval, GIVE_UP_MS, vctOf } from "./deferred.ts";
+import { addPoll, clampInterval, GIVE_UP_MS, typesOf, vctOf } from "./deferred.ts";
 import type { DeferredDeps } from "./deferred_poll.ts";
 import { type Issuance, redeemOffer } from "./issuance.ts";
 import { issuerFailure } from "./issuer_fetch.ts";
 import { loadOid4vcLibraries, type Oid4vcLibraries } from "./library.ts";
 import { offerWithCode, PRE_AUTHORIZED_GRANT, receiveOffer } from "./offer.ts";
-import { addReceipt, type Receipt, verifyReceipt } from "./receipt.ts";
+import { addReceipt, type Receipt, receiptIds, verifyReceipt } from "./receipt.ts";
 import {
   offerCodeAad,
   type OfferRecord,
@@ -230,6 +231,7 @@ export class Oid4vcHolder {
         offerId: id,
         credentialIssuer: stored.record.credentialIssuer,
         expectedVct: (c) => vctOf(stored, c),
+        expectedTypes: (c) => typesOf(stored, c),
       }, issuance.issued);
     } catch (err) {
       if (!(err instanceof CredentialRejected)) throw err;
@@ -239,7 +241,7 @@ export class Oid4vcHolder {
       });
     }
     const entry = await this.#openEntry(orgId, id);
-    const credentialIds = receipt.records.map((c) => c.id);
+    const credentialIds = receiptIds(receipt);
     if (issuance.deferred.length === 0) {
       return await this.#commitState(entry, { state: "done", credentialIds }, receipt);
     }

@@ -15,6 +15,7 @@ import { issuerClient } from "./client.ts";
 import { issuerFailure } from "./issuer_fetch.ts";
 import type { Oid4vcLibraries } from "./library.ts";
 import { type HolderBinding, type ProofKey, proofKey } from "./proof_key.ts";
+import { isObject } from "../base/mod.ts";
 import { CredentialRejected } from "../credentials/mod.ts";
 import type { SafeFetch } from "../outbound/mod.ts";
 
@@ -24,9 +25,13 @@ export const MAX_BATCH = 10;
 /** A credential as the issuer sent it, with the key it must be bound to. */
 export interface IssuedCredential {
   configurationId: string;
-  compact: string;
+  /** A compact SD-JWT VC, or a W3C JSON-LD credential (configurations of format `ldp_vc`). */
+  credential: string | Record<string, unknown>;
   holder: HolderBinding;
 }
+
+/** Whether a configuration issues W3C JSON-LD credentials (`ldp_vc`) rather than SD-JWT VCs. */
+export const isLdpFormat = (format: unknown): boolean => format === "ldp_vc";
 
 /** A credential the issuer will send later (deferred issuance). */
 export interface Deferral {
@@ -62,15 +67,33 @@ const holderOf = (k: ProofKey): HolderBinding => ({
   publicJwk: k.publicJwk,
 });
 
-/** The compact SD-JWTs of a credential answer (`credentials` list, or the older `credential`). */
-export function compactsOf(answer: { credentials?: unknown; credential?: unknown }): string[] {
+/**
+ * The credentials of a credential answer (`credentials` list, or the older `credential`): compact
+ * SD-JWTs, or for an `ldp_vc` configuration (`ldp`) JSON-LD credential objects.
+ */
+export function credentialsOf(
+  answer: { credentials?: unknown; credential?: unknown },
+  ldp = false,
+): Array<string | Record<string, unknown>> {
   const list = Array.isArray(answer.credentials)
     ? answer.credentials
     : answer.credential !== undefined
     ? [answer.credential]
     : [];
   return list.map((c) => {
-    const v = c && typeof c === "object" && "credential" in c ? c.credential : c;
+    // `credentials: [{credential}]`; a JSON-LD credential of the older single `credential` is
+    // the credential itself.
+    const wrapped = c && typeof c === "object" && "credential" in c &&
+      (Array.isArray(answer.credentials) || !ldp);
+    const v = wrapped ? (c as { credential: unknown }).credential : c;
+    if (ldp) {
+      if (!isObject(v)) {
+        throw new CredentialRejected(
+          "the issuer sent an ldp_vc credential that is not a JSON object",
+        );
+      }
+      return v;
+    }
     if (typeof v !== "string") {
       throw new CredentialRejected("the issuer sent a credential that is not an SD-JWT string");
     }
@@ -162,12 +185,12 @@ export async function redeemOffer(
       out.intervalS = Math.max(out.intervalS ?? 0, answer.interval ?? 0);
       continue;
     }
-    const compacts = compactsOf(answer);
-    if (compacts.length === 0) {
+    const credentials = credentialsOf(answer, isLdpFormat(config.format));
+    if (credentials.length === 0) {
       throw new CredentialRejected("the issuer's credential answer holds no credential");
     }
-    for (const compact of compacts) {
-      out.issued.push({ configurationId, compact, holder: holderOf(key) });
+    for (const credential of credentials) {
+      out.issued.push({ configurationId, credential, holder: holderOf(key) });
     }
   }
   return out;

@@ -18,8 +18,8 @@ import type { Oid4vcLibraries } from "./library.ts";
 
 /** The grant this service supports. */
 export const PRE_AUTHORIZED_GRANT = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
-/** Formats this service receives. */
-const SD_JWT_FORMATS = ["dc+sd-jwt", "vc+sd-jwt"];
+/** Formats this service receives: SD-JWT VCs, and W3C JSON-LD credentials (`ldp_vc`). */
+const FORMATS = ["dc+sd-jwt", "vc+sd-jwt", "ldp_vc"];
 /** Largest offer + metadata kept with a record: one KV value, with room for the sealed code. */
 const MAX_KEPT_BYTES = KV_VALUE_LIMIT - 16 * 1024;
 
@@ -131,9 +131,9 @@ export async function receiveOffer(
       );
     }
     const format = String(c.format ?? "");
-    if (!SD_JWT_FORMATS.includes(format)) {
+    if (!FORMATS.includes(format)) {
       throw badRequest(
-        `Credential configuration "${id}" has format "${format}"; this service receives SD-JWT VCs (dc+sd-jwt, vc+sd-jwt).`,
+        `Credential configuration "${id}" has format "${format}"; this service receives SD-JWT VCs (dc+sd-jwt, vc+sd-jwt) and W3C JSON-LD credentials (ldp_vc).`,
       );
     }
   }

@@ -22,7 +22,10 @@ export interface OfferRecord {
   credentialConfigurationIds: string[];
   issuerName?: string;
   txCodeRequired: boolean;
-  /** Stored SD-JWT credential ids (while `deferred`, those that arrived already). */
+  /**
+   * Stored credential ids (while `deferred`, those that arrived already): SD-JWT VCs, and W3C
+   * credentials for `ldp_vc` configurations (in the org's W3C store).
+   */
   credentialIds: string[];
   errorMessage?: string;
   createdAt: string;

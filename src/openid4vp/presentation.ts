@@ -2,7 +2,7 @@
  * The `vp_token` of an answer: for each chosen credential query, the presentation of its stored
  * credential. An SD-JWT VC discloses exactly the query's claim paths and carries a key binding
  * JWT signed by the key in its `cnf`; a JSON-LD credential goes whole into a VP signed by the org's
- * did:key.
+ * did:key, with the proof type the verifier's metadata takes (`ldp_proof_type.ts`).
  *
  * @module
  */
@@ -11,6 +11,7 @@ import { createDocumentLoader, type RemoteContexts, resolveDidWith } from "../cr
 import type { DidResolver } from "../did/mod.ts";
 import type { Candidate } from "./dcql_match.ts";
 import { kbSignerFor, orgAgentKey, type OrgSigningKey } from "./holder_key.ts";
+import { ldpProofType } from "./ldp_proof_type.ts";
 import { presentLdp, presentSdJwt } from "../credentials/mod.ts";
 import type { Oid4vpLibs } from "./libs.ts";
 import type { QueryMatch, StoredPresentationRequest } from "./record.ts";
@@ -77,6 +78,7 @@ async function present(
         await presentLdp(c.claims, key, {
           challenge: nonce,
           domain: audience,
+          suite: ldpProofType(a.stored.params.clientMetadata),
           documentLoader: createDocumentLoader({ resolveDid, remote: deps.contexts }),
         }),
       ];

@@ -9,18 +9,19 @@
 import {
   createDocumentLoader,
   type LdProofSuiteName,
+  onPresentationContext,
+  presentationSuite,
   type RemoteContexts,
+  SIGNABLE_PROOF_TYPES,
   signPresentation,
 } from "../credentials/mod.ts";
-import { conflict, isObject } from "../base/mod.ts";
+import { conflict, isObject, strings } from "../base/mod.ts";
 import type { Candidate } from "./evaluate.ts";
 import { newPex } from "./pex.ts";
 import type { PeRequest } from "./request.ts";
 import { withoutSchema } from "./schema_uri.ts";
 
 type Json = Record<string, unknown>;
-/** Proof types this service signs presentations with, in order of preference. */
-const SIGNABLE: readonly LdProofSuiteName[] = ["Ed25519Signature2018", "Ed25519Signature2020"];
 
 /** The org key that signs: its did:key is the presentation's holder. */
 export interface PresentationSigner {
@@ -35,18 +36,33 @@ export interface PresentationSigner {
 
 /**
  * The proof type of the presentation: Ed25519Signature2018, or the first type this service can
- * sign among those the definition's `format.ldp_vp.proof_type` names. 409 when it names none.
+ * sign among those the definition's `format.ldp_vp.proof_type` names (`DataIntegrityProof`:
+ * `eddsa-rdfc-2022`). A definition that asks for a Data Integrity presentation with the PE v2
+ * format `di_vp` gets `DataIntegrityProof` when its `cryptosuite` list, if any, has
+ * `eddsa-rdfc-2022`.
+ * 409 when it names none this service signs.
  */
 export function presentationProofType(definition: Json): LdProofSuiteName {
   const format = isObject(definition.format) ? definition.format : {};
   const ldpVp = format.ldp_vp ?? format.ldp;
-  if (!isObject(ldpVp) || !Array.isArray(ldpVp.proof_type)) return SIGNABLE[0]!;
-  const wanted = ldpVp.proof_type.map(String);
-  const found = SIGNABLE.find((s) => wanted.includes(s));
+  const diVp = format.di_vp;
+  let wanted: string[] | undefined;
+  let cryptosuites: string[] | undefined;
+  let where = "format.ldp_vp.proof_type";
+  if (isObject(ldpVp) && Array.isArray(ldpVp.proof_type)) {
+    wanted = strings(ldpVp.proof_type);
+  } else if (isObject(diVp)) {
+    wanted = strings(diVp.proof_type) ?? ["DataIntegrityProof"];
+    cryptosuites = strings(diVp.cryptosuite);
+    where = "format.di_vp";
+  }
+  const found = presentationSuite(wanted, cryptosuites);
   if (!found) {
+    const suites = cryptosuites ? ` (cryptosuite ${cryptosuites.join(" or ")})` : "";
     throw conflict(
-      `The request wants a presentation signed with ${wanted.join(" or ")} ` +
-        `(format.ldp_vp.proof_type); this service signs with ${SIGNABLE.join(" or ")}.`,
+      `The request wants a presentation signed with ${wanted!.join(" or ")}${suites} ` +
+        `(${where}); this service signs with ${SIGNABLE_PROOF_TYPES.join(", ")} ` +
+        "(DataIntegrityProof: eddsa-rdfc-2022).",
     );
   }
   return found;
@@ -100,7 +116,8 @@ export async function buildPresentation(
       `The chosen credentials do not satisfy the presentation definition: ${why.join("; ")}`,
     );
   }
-  return await signPresentation(unsigned, {
+  // The library writes a VC 1.1 presentation; one carrying a VC 2.0 credential must be 2.0.
+  return await signPresentation(onPresentationContext(unsigned), {
     keyPair: {
       id: signer.verificationMethod,
       controller: signer.did,

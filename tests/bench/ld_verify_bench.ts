@@ -1,5 +1,6 @@
 /**
- * JSON-LD credential verification throughput (Ed25519Signature2018, did:key issuer).
+ * JSON-LD credential verification throughput (Ed25519Signature2018, did:key issuer; and the W3C
+ * Data Integrity vectors: eddsa-rdfc-2022, ecdsa-rdfc-2019 P-256 and P-384).
  * "cold": a fresh document loader per verification (the DID is resolved again);
  * "warm": one loader reused (resolved DID document cached). jsonld's own
  * processed-context cache is process-wide in both cases.
@@ -12,6 +13,7 @@ import {
   resolveDidKey,
   sampleCredential,
 } from "../credentials/jsonld/test_keys.ts";
+import { VECTOR_CONTEXTS, VECTOR_FILES, vectorText } from "../credentials/jsonld/di_keys.ts";
 
 const issuer = didKeyIdentity(new Uint8Array(32).fill(9));
 const vc2018 = await signCredential(sampleCredential(issuer.did), {
@@ -55,3 +57,17 @@ Deno.bench("Ed25519Signature2018 sign", async () => {
     suite: "Ed25519Signature2018",
   });
 });
+
+// Data Integrity (issue 34): the W3C vectors, warm loader (their example contexts given to it).
+const diLoader = createDocumentLoader({ resolveDid: resolveDidKey, contexts: VECTOR_CONTEXTS });
+for (const [name, file] of Object.entries(VECTOR_FILES)) {
+  const vector = JSON.parse(vectorText(file));
+  Deno.bench(`DataIntegrityProof ${name} verify (W3C vector), warm document loader`, {
+    group: "di",
+    baseline: name === "eddsa-rdfc-2022",
+  }, async () => {
+    await mustVerify(
+      verifyCredential(vector, { resolveDid: resolveDidKey, documentLoader: diLoader }),
+    );
+  });
+}

@@ -186,3 +186,46 @@ Deno.test("an issuer may append its proof suite context, nothing else, to the re
   const reordered = { ...structuredClone(issued.credential), "@context": [...ctx].reverse() };
   assert.match(credentialMismatch(reordered, request)!, /"@context" differs/);
 });
+
+Deno.test("a DataIntegrityProof offer: its cryptosuite must be one we verify, and the issued proof must carry it", () => {
+  const base = byType("/offer-credential");
+  const offerWith = (options: Json) => {
+    const detail = attachmentOf(base, "offers~attach");
+    detail.options = { ...(detail.options as Json), ...options };
+    return {
+      ...base,
+      "offers~attach": [{ ...(base["offers~attach"] as Json[])[0], data: { json: detail } }],
+    };
+  };
+  const ok = parseOffer(
+    offerWith({ proofType: "DataIntegrityProof", cryptosuite: "ecdsa-rdfc-2019" }),
+  );
+  assert.ok(ok.ok);
+  assert.equal(ok.metadata["_jsonld/credential"]!.cryptosuite, "ecdsa-rdfc-2019");
+  const bbs = parseOffer(offerWith({ proofType: "DataIntegrityProof", cryptosuite: "bbs-2023" }));
+  assert.ok(!bbs.ok);
+  assert.equal(bbs.kind, "unsupported");
+  assert.match(bbs.reason, /cryptosuite "bbs-2023" is not supported/);
+
+  const request = attachmentOf(byType("/request-credential"), "requests~attach") as LdProofVcDetail;
+  request.options = {
+    ...request.options,
+    proofType: "DataIntegrityProof",
+    cryptosuite: "ecdsa-rdfc-2019",
+  };
+  const issued = parseIssuedCredential(byType("/issue-credential"));
+  assert.ok(issued.ok);
+  const signed = (cryptosuite: string) => ({
+    ...structuredClone(issued.credential),
+    "@context": [
+      ...(issued.credential["@context"] as unknown[]),
+      "https://w3id.org/security/data-integrity/v2",
+    ],
+    proof: { type: "DataIntegrityProof", cryptosuite, proofPurpose: "assertionMethod" },
+  });
+  assert.equal(credentialMismatch(signed("ecdsa-rdfc-2019"), request), undefined);
+  assert.match(
+    credentialMismatch(signed("eddsa-rdfc-2022"), request)!,
+    /cryptosuite "eddsa-rdfc-2022" is not the requested "ecdsa-rdfc-2019"/,
+  );
+});

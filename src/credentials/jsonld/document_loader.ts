@@ -1,5 +1,5 @@
-import { BUNDLED_CONTEXTS, DID_V1_URL, ED25519_2020_URL } from "./contexts/index.ts";
-import { ed25519Multibase, ed25519PublicKeyOf } from "./ed25519_public_key.ts";
+import { BUNDLED_CONTEXTS, DID_V1_URL, LAZY_CONTEXTS } from "./contexts/index.ts";
+import { verificationKeyDocument } from "./verification_key.ts";
 import { Lru } from "../../base/mod.ts";
 import type {
   DocumentLoader,
@@ -91,9 +91,9 @@ const LOADER_DID_CACHE_MAX = 256;
  * - Context URLs are answered from {@link BUNDLED_CONTEXTS} (plus `contexts`), then from
  *   `remote` (contexts under `JSONLD_CONTEXT_ALLOW`, fetched once and kept); any other URL
  *   throws a {@link JsonLdLoaderError} `unknown_context` at once, naming the setting.
- * - `did:…#fragment` returns that verification method, normalised to an
- *   `Ed25519VerificationKey2020` (ed25519-2020 context) whatever its original
- *   encoding (base58, multibase or JWK); both Ed25519 suites accept that form.
+ * - `did:…#fragment` returns that verification method in the form the suites read
+ *   (`verification_key.ts`): an Ed25519 key as an `Ed25519VerificationKey2020` whatever its
+ *   original encoding (base58, multibase or JWK), a P-256 or P-384 key as a `Multikey`.
  * - A bare `did:…` returns a minimal controller document (DID v1 context first,
  *   `id` and the verification relationships as absolute method ids), which is
  *   what jsonld-signatures' ControllerProofPurpose reads.
@@ -123,7 +123,8 @@ export function createDocumentLoader(options: DocumentLoaderOptions = {}): Docum
   }
 
   return async (url: string): Promise<RemoteDocument> => {
-    const context = contexts?.get(url) ?? BUNDLED_CONTEXTS.get(url);
+    const context = contexts?.get(url) ?? BUNDLED_CONTEXTS.get(url) ??
+      await LAZY_CONTEXTS.get(url)?.();
     if (context) return { contextUrl: null, documentUrl: url, document: context };
 
     if (url.startsWith("did:")) {
@@ -209,21 +210,13 @@ function verificationMethodDocument(doc: LdDidDocument, url: string): object {
       `verification method ${url} is not in the DID document of ${doc.id}`,
     );
   }
-  const publicKey = ed25519PublicKeyOf(vm);
-  if (!publicKey) {
+  const out = verificationKeyDocument(vm, url, absolute(doc.id, vm.controller ?? doc.id));
+  if (!out) {
     throw new JsonLdLoaderError(
       "unsupported_verification_method",
       url,
-      `verification method ${url} (${vm.type}) is not an Ed25519 public key`,
+      `verification method ${url} (${vm.type}) is not an Ed25519, P-256 or P-384 public key`,
     );
   }
-  const out: Record<string, unknown> = {
-    "@context": ED25519_2020_URL,
-    id: url,
-    type: "Ed25519VerificationKey2020",
-    controller: absolute(doc.id, vm.controller ?? doc.id),
-    publicKeyMultibase: ed25519Multibase(publicKey),
-  };
-  if (vm.revoked !== undefined) out.revoked = vm.revoked;
   return out;
 }

@@ -4,10 +4,14 @@
  * presentation signer (`signPresentation` of `credentials/`, as DIDComm Present Proof uses it):
  * proof purpose `authentication`, `challenge` the request's nonce, `domain` the client
  * identifier. A JSON-LD credential's proof covers the whole credential, so it is presented whole.
+ * The presentation is VC 2.0 when the credential is, else VC 1.1 (`presentationContext`); its proof
+ * type is the caller's choice (default Ed25519Signature2018; `DataIntegrityProof` signs
+ * `eddsa-rdfc-2022`).
  *
  * @module
  */
-import { signPresentation } from "./sign_presentation.ts";
+import { presentationContext, signPresentation } from "./sign_presentation.ts";
+import type { LdProofSuiteName } from "./suite.ts";
 import type { DocumentLoader } from "./types.ts";
 
 /** The org's agent key that signs: its did:key, the verification method id and the opened key. */
@@ -17,18 +21,20 @@ export interface LdpSigningKey {
   key: { publicKey: Uint8Array; secretKey: Uint8Array };
 }
 
-const V1 = "https://www.w3.org/2018/credentials/v1";
-const V2 = "https://www.w3.org/ns/credentials/v2";
-
 /** Signs a presentation of `credential` for a verifier. */
 export async function presentLdp(
   credential: Record<string, unknown>,
   key: LdpSigningKey,
-  opts: { challenge: string; domain: string; documentLoader: DocumentLoader },
+  opts: {
+    challenge: string;
+    domain: string;
+    documentLoader: DocumentLoader;
+    /** The proof type; default Ed25519Signature2018. */
+    suite?: LdProofSuiteName;
+  },
 ): Promise<Record<string, unknown>> {
-  const contexts = ([] as unknown[]).concat(credential["@context"] ?? []);
   const presentation = {
-    "@context": [contexts[0] === V2 ? V2 : V1],
+    "@context": [presentationContext([credential])],
     type: ["VerifiablePresentation"],
     holder: key.did,
     verifiableCredential: [credential],
@@ -40,7 +46,7 @@ export async function presentLdp(
       publicKey: key.key.publicKey,
       secretKey: key.key.secretKey,
     },
-    suite: "Ed25519Signature2018",
+    suite: opts.suite ?? "Ed25519Signature2018",
     challenge: opts.challenge,
     domain: opts.domain,
     documentLoader: opts.documentLoader,

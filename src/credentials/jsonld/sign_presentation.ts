@@ -11,6 +11,37 @@ import { createDocumentLoader, findLoaderError } from "./document_loader.ts";
 import { createSigningSuite, type LdProofSuiteName, type LdSigningKeyPair } from "./suite.ts";
 import type { DocumentLoader } from "./types.ts";
 
+const CREDENTIALS_V1 = "https://www.w3.org/2018/credentials/v1";
+const CREDENTIALS_V2 = "https://www.w3.org/ns/credentials/v2";
+
+/**
+ * The data model context of a presentation of `credentials`: VC 2.0 when any of them is a VC 2.0
+ * credential, else VC 1.1. A 1.1 presentation cannot carry a 2.0 credential (its context would
+ * redefine terms the 1.1 context protects); a 2.0 presentation carries both, its
+ * `verifiableCredential` resetting the context (`"@context": null`) for each credential.
+ */
+export function presentationContext(credentials: readonly Record<string, unknown>[]): string {
+  return credentials.some((c) =>
+      ([] as unknown[]).concat(c["@context"] ?? [])[0] === CREDENTIALS_V2
+    )
+    ? CREDENTIALS_V2
+    : CREDENTIALS_V1;
+}
+
+/**
+ * `presentation` on the data model context {@link presentationContext} gives its credentials (in
+ * place of the 1.1 context it may start with); a new object.
+ */
+export function onPresentationContext(
+  presentation: Record<string, unknown>,
+): Record<string, unknown> {
+  const credentials = ([] as unknown[]).concat(presentation.verifiableCredential ?? [])
+    .filter((c): c is Record<string, unknown> => typeof c === "object" && c !== null);
+  const rest = ([] as unknown[]).concat(presentation["@context"] ?? [])
+    .filter((c) => c !== CREDENTIALS_V1 && c !== CREDENTIALS_V2);
+  return { ...presentation, "@context": [presentationContext(credentials), ...rest] };
+}
+
 /** Options of {@link signPresentation}. */
 export interface SignPresentationOptions {
   /** The holder's key: `controller` is the presentation's `holder`. */

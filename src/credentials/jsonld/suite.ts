@@ -1,7 +1,9 @@
 /**
- * The Ed25519 Linked Data signature suites of this service (Ed25519Signature2018 and
- * Ed25519Signature2020) for one key pair, as `@digitalbazaar/vc` takes them: one place that turns
- * an org key into a signing suite for credentials and presentations alike.
+ * The signature suites of this service for one Ed25519 key pair, as `@digitalbazaar/vc` takes
+ * them: Ed25519Signature2018, Ed25519Signature2020, and `DataIntegrityProof` with the
+ * `eddsa-rdfc-2022` cryptosuite (loaded on first use, `data_integrity.ts`). One place that turns an
+ * org key into a signing suite for credentials and presentations alike, and that says which suite
+ * answers a verifier's list of proof types ({@link presentationSuite}).
  *
  * @module
  */
@@ -11,10 +13,42 @@ import { Ed25519VerificationKey2018 } from "@digitalbazaar/ed25519-verification-
 import { Ed25519VerificationKey2020 } from "@digitalbazaar/ed25519-verification-key-2020";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
+import { eddsaSigningSuite, SIGNING_CRYPTOSUITE } from "./data_integrity.ts";
 import { ed25519Multibase } from "./ed25519_public_key.ts";
 
-/** The Linked Data proof suites this service signs and verifies. */
-export type LdProofSuiteName = "Ed25519Signature2018" | "Ed25519Signature2020";
+/**
+ * The proof types this service signs with (`DataIntegrityProof`: with `eddsa-rdfc-2022`, the
+ * cryptosuite of its Ed25519 keys).
+ */
+export type LdProofSuiteName =
+  | "Ed25519Signature2018"
+  | "Ed25519Signature2020"
+  | "DataIntegrityProof";
+
+/** {@link LdProofSuiteName}s in this service's order of preference for presentations. */
+export const SIGNABLE_PROOF_TYPES: readonly LdProofSuiteName[] = [
+  "Ed25519Signature2018",
+  "Ed25519Signature2020",
+  "DataIntegrityProof",
+];
+
+/**
+ * The proof type to sign a presentation with for a verifier that accepts the proof types
+ * `proofTypes` and, for `DataIntegrityProof`, the cryptosuites `cryptosuites` (either undefined:
+ * no restriction): Ed25519Signature2018 when the verifier does not restrict the proof type, else
+ * the first of {@link SIGNABLE_PROOF_TYPES} it accepts; undefined when it accepts none of them.
+ */
+export function presentationSuite(
+  proofTypes?: readonly string[],
+  cryptosuites?: readonly string[],
+): LdProofSuiteName | undefined {
+  if (proofTypes === undefined) return SIGNABLE_PROOF_TYPES[0];
+  return SIGNABLE_PROOF_TYPES.find((t) =>
+    proofTypes.includes(t) &&
+    (t !== "DataIntegrityProof" || cryptosuites === undefined ||
+      cryptosuites.includes(SIGNING_CRYPTOSUITE))
+  );
+}
 
 /** An Ed25519 key pair with its verification method id and controller DID. */
 export interface LdSigningKeyPair {
@@ -44,6 +78,7 @@ export async function createSigningSuite(
   if (!bytesEqual(derived, keyPair.publicKey)) {
     throw new Error("keyPair.publicKey does not belong to keyPair.secretKey");
   }
+  if (suiteName === "DataIntegrityProof") return await eddsaSigningSuite(keyPair.id, seed, date);
   const secret64 = concat(seed, derived);
   if (suiteName === "Ed25519Signature2018") {
     const key = await Ed25519VerificationKey2018.from({

@@ -11,7 +11,7 @@ export interface LdVerificationMethod {
   controller?: string;
   publicKeyBase58?: string;
   publicKeyMultibase?: string;
-  publicKeyJwk?: { kty?: string; crv?: string; x?: string };
+  publicKeyJwk?: { kty?: string; crv?: string; x?: string; y?: string };
   revoked?: string;
 }
 

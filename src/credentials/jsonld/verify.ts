@@ -1,7 +1,9 @@
 import * as vc from "@digitalbazaar/vc";
 import { Ed25519Signature2018 } from "@digitalbazaar/ed25519-signature-2018";
 import { Ed25519Signature2020 } from "@digitalbazaar/ed25519-signature-2020";
+import { dataIntegrityVerifySuites, isVerifiedDataIntegrityProof } from "./data_integrity.ts";
 import { createDocumentLoader, findLoaderError } from "./document_loader.ts";
+import { CredentialIssuerPurpose, issuerIdOf } from "./issuer_purpose.ts";
 import type { DocumentLoader, RemoteContexts, ResolveDid } from "./types.ts";
 import { isObject } from "../../base/mod.ts";
 
@@ -16,7 +18,10 @@ export interface VerifyCredentialOptions {
   documentLoader?: DocumentLoader;
   /** Contexts that are not bundled (the `JSONLD_CONTEXT_ALLOW` store), for the default loader. */
   contexts?: RemoteContexts;
-  /** Time used for issuanceDate / expirationDate checks (default: now). */
+  /**
+   * Time used for the validity checks (`issuanceDate` / `expirationDate` of VC 1.1, `validFrom` /
+   * `validUntil` of VC 2.0, a proof's `expires`); default now.
+   */
   now?: Date;
 }
 
@@ -31,15 +36,20 @@ export interface VerifyCredentialResult {
   verificationMethod?: string;
 }
 
-const SUPPORTED = new Set(["Ed25519Signature2018", "Ed25519Signature2020"]);
+const LD_SUITES = new Set(["Ed25519Signature2018", "Ed25519Signature2020"]);
+const supported = (proof: Record<string, unknown>) =>
+  LD_SUITES.has(String(proof.type)) || isVerifiedDataIntegrityProof(proof);
 
 /**
- * Verifies a JSON-LD verifiable credential's Ed25519Signature2018 /
- * Ed25519Signature2020 proof offline with `@digitalbazaar/vc` (canonicalization
- * by `jsonld` / `rdf-canonize`). Checks: the credential data model
- * (issuer, dates), `proofPurpose` `assertionMethod`, the signature against the key
- * dereferenced from the issuer's DID document, that the key is listed in that
- * document's `assertionMethod` and that its controller is the issuer.
+ * Verifies a JSON-LD verifiable credential (VC Data Model 1.1 or 2.0) offline with
+ * `@digitalbazaar/vc` (canonicalization by `jsonld` / `rdf-canonize`): an Ed25519Signature2018 /
+ * Ed25519Signature2020 proof, or a `DataIntegrityProof` of `eddsa-rdfc-2022` or `ecdsa-rdfc-2019`
+ * (P-256, P-384; loaded on first use, `data_integrity.ts`). Checks: the credential data model
+ * (issuer, types, subject, and the validity period: `issuanceDate` / `expirationDate` of 1.1,
+ * `validFrom` / `validUntil` of 2.0), `proofPurpose` `assertionMethod`, the signature against the
+ * key dereferenced through this service's resolver, that the key is listed in its controller's
+ * `assertionMethod`, and the issuer rule of `issuer_purpose.ts` (a DID issuer is the key's
+ * controller).
  *
  * A `credentialStatus` is not checked here: a proof is about the credential as signed, and the
  * status (revoked, suspended) is a separate, changing fact that the `status` feature checks
@@ -50,9 +60,9 @@ export async function verifyCredential(
   options: VerifyCredentialOptions,
 ): Promise<VerifyCredentialResult> {
   const doc = credential as Record<string, unknown>;
-  const issuer = issuerId(doc.issuer);
+  const issuer = issuerIdOf(doc.issuer);
   const proofs = ([] as unknown[]).concat(doc.proof ?? []).filter(isObject);
-  const proof = proofs.find((p) => SUPPORTED.has(String(p.type))) ?? proofs[0];
+  const proof = proofs.find(supported) ?? proofs[0];
   const vm = proof?.verificationMethod;
   const verificationMethod = typeof vm === "string"
     ? vm
@@ -68,8 +78,12 @@ export async function verifyCredential(
 
   if (!issuer) return fail("credential has no issuer");
   if (!proof) return fail("credential has no proof");
-  if (!SUPPORTED.has(String(proof.type))) {
-    return fail(`unsupported proof type ${JSON.stringify(proof.type)}`);
+  if (!supported(proof)) {
+    return fail(
+      proof.type === "DataIntegrityProof"
+        ? `unsupported Data Integrity cryptosuite ${JSON.stringify(proof.cryptosuite)}`
+        : `unsupported proof type ${JSON.stringify(proof.type)}`,
+    );
   }
   if (proof.proofPurpose !== "assertionMethod") {
     return fail(
@@ -79,9 +93,12 @@ export async function verifyCredential(
   if (!verificationMethod) return fail("proof has no verificationMethod");
 
   try {
+    const suite: unknown[] = [new Ed25519Signature2018(), new Ed25519Signature2020()];
+    if (proofs.some(isVerifiedDataIntegrityProof)) suite.push(...await dataIntegrityVerifySuites());
     const result = await vc.verifyCredential({
       credential,
-      suite: [new Ed25519Signature2018(), new Ed25519Signature2020()],
+      suite,
+      purpose: new CredentialIssuerPurpose({ now: options.now }),
       documentLoader: options.documentLoader ?? createDocumentLoader({
         resolveDid: options.resolveDid,
         remote: options.contexts,
@@ -99,12 +116,6 @@ export async function verifyCredential(
   } catch (error: unknown) {
     return fail(describe(error) || "verification failed");
   }
-}
-
-function issuerId(issuer: unknown): string {
-  if (typeof issuer === "string") return issuer;
-  if (isObject(issuer) && typeof issuer.id === "string") return issuer.id;
-  return "";
 }
 
 /**

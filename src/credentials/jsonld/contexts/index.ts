@@ -10,6 +10,13 @@
  * w3id.org x25519-2019 context that Credo also bundles), and so is the DIF Presentation Exchange
  * submission context (`https://identity.foundation/presentation-exchange/submission/v1`, which a
  * presentation carrying its `presentation_submission` names; Credo bundles it too).
+ *
+ * The Data Integrity contexts (`https://w3id.org/security/data-integrity/v1` and `v2`, from
+ * `@digitalbazaar/data-integrity-context`) and the Multikey context
+ * (`https://w3id.org/security/multikey/v1`, from `@digitalbazaar/multikey-context`) are bundled too,
+ * but read on first use ({@link LAZY_CONTEXTS}): only a `DataIntegrityProof` (on a VC 1.1
+ * credential, or a presentation we sign that way) or a Multikey verification method names them.
+ * The VC 2.0 context defines `DataIntegrityProof` itself.
  */
 import * as credentialsContext from "@digitalbazaar/credentials-context";
 import securityContext from "@digitalbazaar/security-context";
@@ -17,6 +24,7 @@ import * as bitstringStatusListContext from "@digitalbazaar/vc-bitstring-status-
 import statusList2021Context from "@digitalbazaar/vc-status-list-context";
 import ed25519Signature2018Context from "ed25519-signature-2018-context";
 import ed25519Signature2020Context from "ed25519-signature-2020-context";
+import { lazy } from "../../../base/mod.ts";
 import didV1 from "./did_v1.json" with { type: "json" };
 import x25519V2019 from "./x25519_2019_v1.json" with { type: "json" };
 import x25519V2020 from "./x25519_2020_v1.json" with { type: "json" };
@@ -39,6 +47,12 @@ export const PRESENTATION_SUBMISSION_URL =
   "https://identity.foundation/presentation-exchange/submission/v1";
 /** DID Core v1 context URL. */
 export const DID_V1_URL = "https://www.w3.org/ns/did/v1";
+/** Data Integrity v1 context URL (`DataIntegrityProof` for documents without the VC 2.0 context). */
+export const DATA_INTEGRITY_V1_URL = "https://w3id.org/security/data-integrity/v1";
+/** Data Integrity v2 context URL: what `DataIntegrityProof` appends to a VC 1.1 document. */
+export const DATA_INTEGRITY_V2_URL = "https://w3id.org/security/data-integrity/v2";
+/** Multikey v1 context URL (`Multikey` verification methods). */
+export const MULTIKEY_V1_URL = "https://w3id.org/security/multikey/v1";
 
 type ContextMap = { contexts: Map<string, unknown> };
 
@@ -74,3 +88,21 @@ const entries: Array<[string, object]> = [
 
 /** Every bundled context document by URL (read-only: never mutate a document). */
 export const BUNDLED_CONTEXTS: ReadonlyMap<string, object> = new Map(entries);
+
+const dataIntegrityContexts = lazy<ContextMap>(() =>
+  import("@digitalbazaar/data-integrity-context")
+);
+const multikeyContexts = lazy<ContextMap>(() => import("@digitalbazaar/multikey-context"));
+
+/**
+ * Bundled contexts read on first use, by URL: their packages load (through `base/lazy.ts`) when a
+ * document first names one; concurrent first uses share the import, a failed import is tried again
+ * next time.
+ */
+export const LAZY_CONTEXTS: ReadonlyMap<string, () => Promise<object>> = new Map(
+  ([
+    [DATA_INTEGRITY_V1_URL, dataIntegrityContexts],
+    [DATA_INTEGRITY_V2_URL, dataIntegrityContexts],
+    [MULTIKEY_V1_URL, multikeyContexts],
+  ] as const).map(([url, load]) => [url, async () => fromPackage(await load(), url)]),
+);
