@@ -91,10 +91,9 @@ export const MUTATIONS: Mutation[] = [
     rule:
       "Invitation links and services, and peers' DIDComm endpoints, are reached through the outbound client.",
     path: "src/compose.ts",
-    anchor:
-      "  const didcommDeps = { kv, wallet, agents: directory, resolver, dispatcher, safeFetch, now };",
+    anchor: "    safeFetch,\n    now,\n    inboundPerMinute: config.didcommRateLimit,",
     replacement:
-      "  const didcommDeps = { kv, wallet, agents: directory, resolver, dispatcher, safeFetch: operatorFetch, now };",
+      "    safeFetch: operatorFetch,\n    now,\n    inboundPerMinute: config.didcommRateLimit,",
     tests: ["tests/outbound/strict_instance_test.ts"],
   },
   {
@@ -244,11 +243,12 @@ export const MUTATIONS: Mutation[] = [
   // --- rate limit --------------------------------------------------------------------------------
   {
     id: "rate-limit/one-more-attempt",
-    rule: "At most 10 token attempts per address and 30 per org a minute; then 429.",
-    path: "src/agents/attempt_limits.ts",
+    rule:
+      "At most 10 token attempts per address and 30 per org a minute, and DIDCOMM_RATE_LIMIT inbound messages per source address; then 429.",
+    path: "src/kv/window_limit.ts",
     anchor: "    if (count >= limit.max) return false;",
     replacement: "    if (count > limit.max) return false;",
-    tests: ["tests/agents/token_limits_test.ts"],
+    tests: ["tests/agents/token_limits_test.ts", "tests/didcomm/inbound_limit_test.ts"],
   },
   // --- webhooks ----------------------------------------------------------------------------------
   {
@@ -413,7 +413,7 @@ export const MUTATIONS: Mutation[] = [
     rule:
       "The presentation is signed with the proof type format.ldp_vp.proof_type names; 409 if none.",
     path: "src/present_proof/present.ts",
-    anchor: "  const suite = presentationProofType(pd);",
+    anchor: "  const suite = presentationProofType(request.presentation_definition);",
     replacement: '  const suite = "Ed25519Signature2018" as const;',
     tests: ["tests/present_proof/record_rules_test.ts"],
   },
